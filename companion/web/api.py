@@ -1,0 +1,102 @@
+"""JSON API: match state, turns, undo, next round, the record, and the live stream (SSE)."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from flask import Blueprint, Response, abort, current_app, jsonify, request, stream_with_context
+
+from . import get_service
+from .auth import check_csrf, referee_required
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+bp.before_request(check_csrf)
+
+
+def _json_body() -> object:
+    data = request.get_json(silent=True)
+    if data is None:
+        abort(400, description="send a JSON body (Content-Type: application/json)")
+    return data
+
+
+@bp.get("/matches")
+def list_matches():
+    return jsonify(get_service(current_app).list())
+
+
+@bp.post("/matches")
+@referee_required
+def create_match():
+    data = _json_body()
+    if not isinstance(data, dict):
+        abort(400, description="send a JSON object: {players, edition, colours, goal}")
+    match_id = get_service(current_app).create_match(
+        data.get("players"), data.get("edition", "classic"), data.get("colours"), data.get("goal"), data.get("name")
+    )
+    return jsonify({"id": match_id}), 201
+
+
+@bp.get("/matches/<int:match_id>")
+def match_state(match_id: int):
+    return jsonify(get_service(current_app).state(match_id))
+
+
+@bp.post("/matches/<int:match_id>/turn")
+@referee_required
+def play_turn(match_id: int):
+    return jsonify(get_service(current_app).play(match_id, _json_body()))
+
+
+@bp.post("/matches/<int:match_id>/undo")
+@referee_required
+def undo(match_id: int):
+    get_service(current_app).undo(match_id)
+    return jsonify({"ok": True})
+
+
+@bp.post("/matches/<int:match_id>/next-round")
+@referee_required
+def next_round(match_id: int):
+    get_service(current_app).next_round(match_id)
+    return jsonify({"ok": True})
+
+
+@bp.get("/matches/<int:match_id>/record")
+def record(match_id: int):
+    text = get_service(current_app).record(match_id)
+    return Response(
+        text,
+        mimetype="application/x-ndjson",
+        headers={"Content-Disposition": f'attachment; filename="tweak-match-{match_id}.jsonl"'},
+    )
+
+
+@bp.get("/matches/<int:match_id>/stream")
+def stream(match_id: int):
+    """Server-sent events: one message per new version of the match (phones then fetch the state)."""
+    svc = get_service(current_app)
+    live = svc.get(match_id)  # 404 for an unknown match
+    timeout = float(current_app.config["STREAM_TIMEOUT"])
+    keepalive = float(current_app.config["KEEPALIVE"])
+
+    def events():
+        seen = int(request.args.get("since", -1))
+        if seen < live.version:
+            seen = live.version
+            yield f"data: {json.dumps({'version': seen, 'at': live.updated})}\n\n"
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            news = svc.hub.wait(match_id, seen, min(keepalive, max(0.0, end - time.monotonic())))
+            if news is None:
+                yield ": keepalive\n\n"
+                continue
+            seen = news[0]
+            yield f"data: {json.dumps({'version': news[0], 'at': news[1]})}\n\n"
+
+    return Response(
+        stream_with_context(events()),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )

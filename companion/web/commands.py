@@ -1,0 +1,63 @@
+"""``tweak serve``: the dashboard on a production WSGI server (waitress)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import sys
+
+
+def _lan_address() -> str:
+    """The address phones on the same network can reach (no packet is sent)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))
+            return probe.getsockname()[0]
+        except OSError:
+            return "127.0.0.1"
+
+
+def serve(args: argparse.Namespace) -> int:
+    import segno
+    import waitress
+
+    from . import create_app, get_service
+    from .virtual import VirtualTable
+
+    config = {"DATABASE": args.db} if args.db else {}
+    if args.pin:
+        config["REFEREE_PIN"] = args.pin
+    app = create_app(config)
+    if args.camera is None and not args.no_virtual:
+        VirtualTable(get_service(app), interval=args.interval).start()
+    host = _lan_address() if args.host in ("0.0.0.0", "") else args.host
+    url = f"http://{host}:{args.port}/"
+    print(f"TWEAK Table Companion: {url}")
+    print(f"Referee PIN: {app.config['REFEREE_PIN']}")
+    print("Camera: none, the virtual table plays a demo match" if args.camera is None else f"Camera: {args.camera}")
+    segno.make(url, error="m").terminal(compact=True)
+    sys.stdout.flush()
+    waitress.serve(
+        app,
+        host=args.host,
+        port=args.port,
+        threads=args.threads,
+        channel_timeout=600,
+        ident="tweak",
+        clear_untrusted_proxy_headers=True,
+    )
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("serve", help="the dashboard for phones (main job)")
+    p.add_argument("--host", default=os.environ.get("TWEAK_HOST", "0.0.0.0"))
+    p.add_argument("--port", type=int, default=int(os.environ.get("TWEAK_PORT", "8000")))
+    p.add_argument("--db", default=os.environ.get("TWEAK_DB"), help="SQLite file (default: instance/tweak.sqlite3)")
+    p.add_argument("--pin", default=os.environ.get("TWEAK_PIN"), help="referee PIN (default: random, printed)")
+    p.add_argument("--camera", default=None, help="camera source (none yet: the virtual table plays)")
+    p.add_argument("--no-virtual", action="store_true", help="do not start the virtual table's demo match")
+    p.add_argument("--interval", type=float, default=2.0, help="seconds between virtual-table moves")
+    p.add_argument("--threads", type=int, default=48, help="server threads (each live phone holds one)")
+    p.set_defaults(run=serve)

@@ -1,0 +1,100 @@
+"""The dashboard's five languages (the rule books' languages): English, Spanish, French, Dutch,
+Swedish. Chosen from the browser's Accept-Language, switchable, remembered in the session.
+
+A plain catalogue rather than gettext: the dashboard has a few dozen short strings, shared by the
+templates and the page's JavaScript, and this keeps them in one reviewable file with no compile step.
+"""
+
+from __future__ import annotations
+
+LANGUAGES = {"en": "English", "es": "Español", "fr": "Français", "nl": "Nederlands", "sv": "Svenska"}
+
+# key: (es, fr, nl, sv); the key itself is the English text
+_CATALOGUE: dict[str, tuple[str, str, str, str]] = {
+    "Matches": ("Partidas", "Parties", "Potjes", "Matcher"),
+    "New match": ("Nueva partida", "Nouvelle partie", "Nieuw potje", "Ny match"),
+    "Players in seating order": (
+        "Jugadores en orden de asiento",
+        "Joueurs dans l'ordre des places",
+        "Spelers in zitvolgorde",
+        "Spelare i sittordning",
+    ),
+    "Edition": ("Edición", "Édition", "Editie", "Utgåva"),
+    "Colours": ("Colores", "Couleurs", "Kleuren", "Färger"),
+    "Goal": ("Meta", "Objectif", "Doel", "Mål"),
+    "Start": ("Empezar", "Commencer", "Beginnen", "Starta"),
+    "Referee PIN": ("PIN del árbitro", "PIN de l'arbitre", "Scheidsrechter-PIN", "Domarens PIN"),
+    "Log in as referee": (
+        "Entrar como árbitro",
+        "Se connecter comme arbitre",
+        "Inloggen als scheidsrechter",
+        "Logga in som domare",
+    ),
+    "Log out": ("Salir", "Se déconnecter", "Uitloggen", "Logga ut"),
+    "Referee": ("Árbitro", "Arbitre", "Scheidsrechter", "Domare"),
+    "Watching": ("Mirando", "Spectateur", "Kijker", "Tittar"),
+    "Target": ("Objetivo", "Cible", "Doel", "Mål"),
+    "Turn": ("Turno", "Tour", "Beurt", "Tur"),
+    "Table": ("Mesa", "Table", "Tafel", "Bord"),
+    "Hand": ("Mano", "Main", "Hand", "Hand"),
+    "Deck": ("Mazo", "Pioche", "Stapel", "Lek"),
+    "T! pile": ("Pila T!", "Pile T!", "T!-stapel", "T!-hög"),
+    "Sum": ("Sumar", "Somme", "Som", "Summa"),
+    "Discard": ("Descartar", "Défausser", "Afleggen", "Kasta"),
+    "Undo": ("Deshacer", "Annuler", "Ongedaan maken", "Ångra"),
+    "Next round": ("Siguiente ronda", "Manche suivante", "Volgende ronde", "Nästa runda"),
+    "Round": ("Ronda", "Manche", "Ronde", "Runda"),
+    "Dealer": ("Reparte", "Donneur", "Gever", "Giv"),
+    "Scores": ("Puntos", "Scores", "Scores", "Poäng"),
+    "Total": ("Total", "Total", "Totaal", "Totalt"),
+    "Winner": ("Ganador", "Gagnant", "Winnaar", "Vinnare"),
+    "Tie for the lead: another round (R5.5)": (
+        "Empate en cabeza: otra ronda (R5.5)",
+        "Égalité en tête : une autre manche (R5.5)",
+        "Gelijkspel aan kop: nog een ronde (R5.5)",
+        "Delad ledning: en runda till (R5.5)",
+    ),
+    "Won cards": ("Cartas ganadas", "Cartes gagnées", "Gewonnen kaarten", "Vunna kort"),
+    "T! cards": ("Cartas T!", "Cartes T!", "T!-kaarten", "T!-kort"),
+    "used": ("usada", "utilisée", "gebruikt", "använd"),
+    "Invalid": ("No válida", "Invalide", "Ongeldig", "Ogiltig"),
+    "Valid sum": ("Suma válida", "Somme valide", "Geldige som", "Giltig summa"),
+    "discards": ("descarta", "défausse", "legt af", "kastar"),
+    "Undone": ("Deshecho", "Annulé", "Ongedaan", "Ångrat"),
+    "Join this table": ("Únete a esta mesa", "Rejoindre cette table", "Doe mee aan deze tafel", "Gå med vid bordet"),
+    "Virtual table": ("Mesa virtual", "Table virtuelle", "Virtuele tafel", "Virtuellt bord"),
+    "Round over": ("Fin de la ronda", "Fin de la manche", "Ronde voorbij", "Rundan är slut"),
+    "Export record": ("Exportar registro", "Exporter la partie", "Verslag exporteren", "Exportera protokoll"),
+    "Language": ("Idioma", "Langue", "Taal", "Språk"),
+    "Choose a hand card, then table cards": (
+        "Elige una carta de la mano y luego cartas de la mesa",
+        "Choisissez une carte de la main, puis de la table",
+        "Kies een handkaart en dan tafelkaarten",
+        "Välj ett handkort, sedan bordskort",
+    ),
+    "Use": ("Usar", "Utiliser", "Gebruik", "Använd"),
+    "on": ("contra", "sur", "op", "mot"),
+    "live": ("en vivo", "en direct", "live", "live"),
+    "No matches yet": ("Aún no hay partidas", "Pas encore de partie", "Nog geen potjes", "Inga matcher än"),
+    "Wrong PIN": ("PIN incorrecto", "PIN incorrect", "Verkeerde PIN", "Fel PIN"),
+}
+
+_INDEX = {"es": 0, "fr": 1, "nl": 2, "sv": 3}
+
+
+def translate(text: str, lang: str) -> str:
+    """The text in ``lang``; English (or an unknown string) as it is.
+
+    >>> translate("Target", "fr"), translate("Target", "en"), translate("Target", "xx")
+    ('Cible', 'Target', 'Target')
+    """
+    index = _INDEX.get(lang)
+    if index is None:
+        return text
+    entry = _CATALOGUE.get(text)
+    return entry[index] if entry else text
+
+
+def catalogue(lang: str) -> dict[str, str]:
+    """Every string in ``lang``, for the page's JavaScript."""
+    return {key: translate(key, lang) for key in _CATALOGUE}

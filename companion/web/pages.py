@@ -1,0 +1,72 @@
+"""HTML pages: the match list and set-up, a live match, joining by QR code, login, language."""
+
+from __future__ import annotations
+
+import segno
+from flask import Blueprint, current_app, flash, redirect, render_template, request, session, url_for
+
+from . import get_service
+from .auth import check_csrf, check_pin, csrf_token, is_referee, language
+from .i18n import LANGUAGES, catalogue, translate
+
+bp = Blueprint("pages", __name__)
+bp.before_request(check_csrf)
+
+
+@bp.app_context_processor
+def _template_globals():
+    lang = language()
+    return {
+        "_": lambda text: translate(text, lang),
+        "lang": lang,
+        "languages": LANGUAGES,
+        "csrf_token": csrf_token,
+        "is_referee": is_referee(),
+        "strings": catalogue(lang),
+    }
+
+
+@bp.get("/")
+def index():
+    return render_template("index.html", matches=get_service(current_app).list())
+
+
+@bp.get("/matches/<int:match_id>")
+def match(match_id: int):
+    live = get_service(current_app).get(match_id)  # 404 if unknown
+    return render_template("match.html", match_id=match_id, name=live.name)
+
+
+@bp.post("/login")
+def login():
+    if check_pin(request.form.get("pin", "")):
+        session["referee"] = True
+    else:
+        flash(translate("Wrong PIN", language()))
+    return redirect(request.form.get("next") or url_for("pages.index"))
+
+
+@bp.post("/logout")
+def logout():
+    session.pop("referee", None)
+    return redirect(url_for("pages.index"))
+
+
+@bp.post("/lang")
+def set_language():
+    lang = request.form.get("lang", "")
+    if lang in LANGUAGES:
+        session["lang"] = lang
+    return redirect(request.form.get("next") or url_for("pages.index"))
+
+
+@bp.get("/join")
+def join():
+    url = request.host_url
+    svg = segno.make(url, error="m").svg_inline(scale=8, dark="#111", light="#fff")
+    return render_template("join.html", url=url, qr_svg=svg)
+
+
+@bp.get("/manifest.webmanifest")
+def manifest():
+    return current_app.response_class(render_template("manifest.webmanifest"), mimetype="application/manifest+json")

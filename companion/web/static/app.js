@@ -1,0 +1,172 @@
+// The live match page: renders the state, follows server-sent events, lets the referee play.
+(function () {
+  const app = document.getElementById("app");
+  const matchId = app.dataset.match;
+  const referee = app.dataset.referee === "1";
+  const csrf = document.querySelector('meta[name="csrf-token"]').content;
+  const T = (s) => (window.TWEAK_STRINGS && window.TWEAK_STRINGS[s]) || s;
+  const $ = (id) => document.getElementById(id);
+  let state = null;
+  let selectedHand = null;       // index in the hand
+  let selectedTable = new Set(); // indexes on the table
+  let tweak = null;              // the T! use chosen for this turn
+  let lastVersion = -1;
+
+  function cardEl(name, extra) {
+    const [colour, value] = name.split("-");
+    const el = document.createElement("div");
+    el.className = "card c-" + colour + (extra || "");
+    const points = value === "5" ? (colour === "red" ? 5 : 4) : (colour === "red" ? 3 : 1);
+    el.innerHTML = value + "<small>" + points + "</small>";
+    el.dataset.card = name;
+    el.setAttribute("role", "button");
+    el.setAttribute("aria-label", name);
+    return el;
+  }
+
+  function banner(text, cls) {
+    const b = $("banner");
+    b.textContent = text;
+    b.className = "banner " + cls;
+    b.hidden = !text;
+  }
+
+  function describe(entry) {
+    if (entry.kind === "rejected") return { text: "✗ " + T("Invalid") + " (" + entry.rule + "): " + entry.message, cls: "bad" };
+    if (entry.kind === "undo") return { text: "↶ " + T("Undone") + (entry.player ? ": " + entry.player : ""), cls: "" };
+    if (entry.kind === "round") return { text: T("Round") + " " + entry.round + " · " + T("Dealer") + ": " + entry.dealer, cls: "" };
+    let text = entry.player + ": ";
+    if (entry.tweak) {
+      const t = entry.tweak;
+      text += "T! " + t.card + (t.card === "joker" ? " " + (t.delta > 0 ? "+1" : "−1") : "")
+        + (t.victim ? " → " + t.victim + " (" + t.stolen + ")" : "") + "; ";
+    }
+    if (entry.discard) return { text: text + T("discards") + " " + entry.discard, cls: "" };
+    const cards = [entry.sum.hand, ...entry.sum.take];
+    const total = cards.reduce((s, c) => s + Number(c.split("-")[1]), 0);
+    text += cards.join(" + ") + " = " + total;
+    if (entry.tweak_made) return { text: text + " · TWEAK!", cls: "tweak" };
+    return { text: text + " ✓", cls: "" };
+  }
+
+  function render() {
+    const s = state;
+    const r = s.round;
+    $("target").textContent = r && !r.over ? r.target : "–";
+    $("to-move").textContent = r && r.to_move ? r.to_move : (r && r.over ? T("Round over") : "–");
+    $("round-info").textContent = r ? T("Round") + " " + r.number + " · " + T("Dealer") + ": " + r.dealer
+      + " · " + T("Deck") + ": " + r.deck_left + " · " + T("T! pile") + ": " + r.tweak_pile_left : "";
+    // table
+    const table = $("table");
+    table.innerHTML = "";
+    (r ? r.table : []).forEach((name, i) => {
+      const el = cardEl(name, selectedTable.has(i) ? " selected" : "");
+      el.dataset.testid = "table-card";
+      el.addEventListener("click", () => { if (!referee) return; selectedTable.has(i) ? selectedTable.delete(i) : selectedTable.add(i); render(); });
+      table.appendChild(el);
+    });
+    // hand of the player to move (the virtual table shows it; a real table keeps it hidden)
+    const hand = $("hand");
+    hand.innerHTML = "";
+    const mover = r && r.to_move;
+    $("hand-owner").textContent = mover ? "· " + mover : "";
+    (mover ? r.hands[mover] : []).forEach((name, i) => {
+      const el = cardEl(name, selectedHand === i ? " selected" : "");
+      el.dataset.testid = "hand-card";
+      el.addEventListener("click", () => { if (!referee) return; selectedHand = selectedHand === i ? null : i; render(); });
+      hand.appendChild(el);
+    });
+    const playing = referee && r && !r.over;
+    $("controls").hidden = !playing;
+    $("next-round").hidden = !(referee && r && r.over && !s.winner);
+    $("sum").disabled = selectedHand === null || selectedTable.size === 0;
+    $("discard").disabled = selectedHand === null;
+    $("undo").disabled = !(r && r.can_undo);
+    // T! cards the player to move can use (R4.5, R6)
+    const tc = $("tweak-controls");
+    tc.innerHTML = "";
+    if (playing && mover) {
+      const held = [...new Set(r.held[mover])];
+      const others = s.players.filter((p) => p !== mover && r.hands[p].length);
+      const add = (label, use) => {
+        const b = document.createElement("button");
+        b.className = "quiet" + (tweak && JSON.stringify(tweak) === JSON.stringify(use) ? " selected" : "");
+        b.textContent = (tweak && JSON.stringify(tweak) === JSON.stringify(use) ? "✓ " : "") + label;
+        b.dataset.testid = "tweak-" + use.card + (use.delta ? (use.delta > 0 ? "-plus" : "-minus") : "") + (use.victim ? "-" + use.victim : "");
+        b.addEventListener("click", () => { tweak = tweak && JSON.stringify(tweak) === JSON.stringify(use) ? null : use; render(); });
+        tc.appendChild(b);
+      };
+      held.forEach((k) => {
+        if (k === "joker") { add("T! Joker +1", { card: "joker", delta: 1 }); add("T! Joker −1", { card: "joker", delta: -1 }); }
+        if (k === "shifter" && r.deck_left > 0) add("T! Shifter", { card: "shifter" });
+        if (k === "bomb") add("T! Bomb", { card: "bomb" });
+        if (k === "thief") others.forEach((p) => add("T! Thief " + T("on") + " " + p, { card: "thief", victim: p }));
+      });
+    }
+    // scores: rounds, running totals, the goal line (R5.5), live points of the round
+    let html = "<table class='scores'><tr><th></th>" + s.players.map((p) => "<th>" + esc(p) + "</th>").join("") + "</tr>";
+    s.rounds.forEach((rd) => { html += "<tr><td>" + T("Round") + " " + rd.round + "</td>" + rd.scores.map((x) => "<td>" + x + "</td>").join("") + "</tr>"; });
+    if (r && !r.over) html += "<tr><td>" + T("Round") + " " + r.number + " (" + T("live") + ")</td>" + s.players.map((p) => "<td>" + r.scores[p] + "</td>").join("") + "</tr>";
+    html += "<tr><th>" + T("Total") + "</th>" + s.totals.map((x) => "<th data-testid='total'>" + x + "</th>").join("") + "</tr>";
+    html += "<tr class='goal'><td>" + T("Goal") + "</td><td colspan='" + s.players.length + "'>" + s.goal + "</td></tr>";
+    if (r) {
+      html += "<tr><td>" + T("Won cards") + "</td>" + s.players.map((p) => "<td>" + r.won[p] + "</td>").join("") + "</tr>";
+      html += "<tr><td>" + T("T! cards") + "</td>" + s.players.map((p) => "<td>" + r.held[p].map((k) => "<span class='tag'>" + k + "</span>").join("")
+        + r.used[p].map((k) => "<span class='tag used' title='" + T("used") + "'>" + k + "</span>").join("") + "</td>").join("") + "</tr>";
+    }
+    $("scores").innerHTML = html + "</table>";
+    // log of verdicts
+    const log = $("log");
+    log.innerHTML = "";
+    s.log.forEach((e) => { const d = describe(e); const li = document.createElement("li"); li.textContent = d.text; li.className = d.cls; log.appendChild(li); });
+    if (s.winner) banner("🏆 " + T("Winner") + ": " + s.winner, "ok");
+    else if (s.tie) banner(T("Tie for the lead: another round (R5.5)"), "ok");
+    else if (s.log.length) {
+      const d = describe(s.log[0]);
+      banner(d.cls === "tweak" ? "TWEAK! " + s.log[0].player : d.text, d.cls === "bad" ? "bad" : d.cls === "tweak" ? "tweak" : "ok");
+    } else banner("", "");
+  }
+
+  function esc(t) { const d = document.createElement("div"); d.textContent = t; return d.innerHTML; }
+
+  async function refresh() {
+    const res = await fetch("/api/matches/" + matchId);
+    if (!res.ok) return;
+    const s = await res.json();
+    if (state && s.version !== state.version) { selectedHand = null; selectedTable = new Set(); tweak = null; }
+    state = s;
+    lastVersion = s.version;
+    render();
+  }
+
+  async function post(path, body) {
+    const res = await fetch("/api/matches/" + matchId + path, { method: "POST",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf }, body: JSON.stringify(body || {}) });
+    const data = await res.json().catch(() => ({}));
+    if (!res.ok && res.status !== 422) banner(data.message || res.statusText, "bad");
+    await refresh();
+    return data;
+  }
+
+  $("sum").addEventListener("click", () => {
+    const r = state.round;
+    post("/turn", { play: "sum", hand: r.hands[r.to_move][selectedHand], take: [...selectedTable].map((i) => r.table[i]), tweak });
+  });
+  $("discard").addEventListener("click", () => {
+    const r = state.round;
+    post("/turn", { play: "discard", hand: r.hands[r.to_move][selectedHand], tweak });
+  });
+  $("undo").addEventListener("click", () => post("/undo"));
+  $("next-round").addEventListener("click", () => post("/next-round"));
+
+  // live updates for every phone (server-sent events; the browser reconnects by itself)
+  const source = new EventSource("/api/matches/" + matchId + "/stream");
+  source.onmessage = (ev) => { const v = JSON.parse(ev.data).version; if (v !== lastVersion) refresh(); };
+
+  // keep the screen awake during a match (Wake Lock API), again after the tab comes back
+  let lock = null;
+  async function wake() { try { if ("wakeLock" in navigator && document.visibilityState === "visible") lock = await navigator.wakeLock.request("screen"); } catch (e) { lock = null; } }
+  document.addEventListener("visibilitychange", wake);
+  wake();
+  refresh();
+})();
