@@ -8,7 +8,7 @@ refusal a :class:`RuleError` that names its rule and the cards and numbers invol
 >>> from .cards import Edition
 >>> rnd = Round(("Ana", "Ben"), dealer=0, deal=deal(2, default_colours(2), Edition.CLASSIC, random.Random(7)))
 >>> rnd.player_name(rnd.to_move), rnd.target
-('Ben', 9)
+('Ben', 8)
 >>> turn = next(iter(rnd.legal_turns()))
 >>> rnd.push(turn); len(rnd.history)
 1

@@ -33,7 +33,12 @@ def create_match():
     if not isinstance(data, dict):
         abort(400, description="send a JSON object: {players, edition, colours, goal}")
     match_id = get_service(current_app).create_match(
-        data.get("players"), data.get("edition", "classic"), data.get("colours"), data.get("goal"), data.get("name")
+        data.get("players"),
+        data.get("edition", "classic"),
+        data.get("colours"),
+        data.get("goal"),
+        data.get("name"),
+        seed=current_app.config.get("MATCH_SEED"),
     )
     return jsonify({"id": match_id}), 201
 

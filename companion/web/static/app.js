@@ -137,6 +137,7 @@
     state = s;
     lastVersion = s.version;
     render();
+    app.dataset.version = String(s.version);
   }
 
   async function post(path, body) {

@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from companion.web import create_app
+
+PIN = "424242"
+
+
+@pytest.fixture
+def app(tmp_path):
+    return create_app(
+        {
+            "DATABASE": str(tmp_path / "t.sqlite3"),
+            "REFEREE_PIN": PIN,
+            "TESTING": True,
+            "STREAM_TIMEOUT": 0.3,
+            "KEEPALIVE": 0.1,
+        }
+    )
+
+
+def csrf_of(client) -> str:
+    page = client.get("/")
+    return re.search(r'name="csrf-token" content="([^"]+)"', page.get_data(as_text=True)).group(1)
+
+
+class Referee:
+    def __init__(self, client):
+        self.client = client
+        self.token = csrf_of(client)
+        assert client.post("/login", data={"pin": PIN, "csrf_token": self.token}).status_code == 302
+
+    def post(self, path, json=None):
+        return self.client.post(path, json=json, headers={"X-CSRF-Token": self.token})
+
+
+@pytest.fixture
+def referee(app):
+    return Referee(app.test_client())

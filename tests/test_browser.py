@@ -1,0 +1,145 @@
+"""Real browser: Playwright driving Debian's chromium at a phone viewport (390x844)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+from waitress.server import create_server
+
+from companion.engine.sums import best_sum
+from companion.web import create_app, get_service
+
+from .conftest import PIN
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def server(tmp_path):
+    app = create_app(
+        {"DATABASE": str(tmp_path / "b.sqlite3"), "REFEREE_PIN": PIN, "MATCH_SEED": 7, "STREAM_TIMEOUT": 30.0}
+    )
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    srv = create_server(app, host="127.0.0.1", port=port, threads=16)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    yield app, f"http://127.0.0.1:{port}"
+    srv.close()
+
+
+@pytest.fixture
+def page():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        context = browser.new_context(
+            viewport={"width": 390, "height": 844}, locale="en-GB", is_mobile=True, has_touch=True
+        )
+        yield context.new_page()
+        browser.close()
+
+
+def wait_for_new_version(page, old: str) -> None:
+    page.wait_for_function(f"document.getElementById('app').dataset.version !== '{old}'")
+
+
+def tap_cards(page, container: str, names: list[str]) -> None:
+    used: set[int] = set()
+    elements = page.locator(f"#{container} .card")
+    for name in names:
+        for i in range(elements.count()):
+            if i not in used and elements.nth(i).get_attribute("data-card") == name:
+                used.add(i)
+                elements.nth(i).tap()
+                break
+        else:
+            raise AssertionError(f"{name} not shown in #{container}")
+
+
+def test_referee_sets_up_and_plays_a_round_by_tapping(server, page):
+    app, url = server
+    page.goto(url + "/")
+    page.get_by_test_id("pin").fill(PIN)
+    page.get_by_test_id("login").tap()
+    expect(page.get_by_test_id("role")).to_have_text("Referee")
+    for i, name in enumerate(["Ana", "Ben", "Cai"]):
+        page.get_by_test_id(f"player-{i}").fill(name)
+    page.get_by_test_id("start").tap()
+    page.wait_for_url("**/matches/*")
+    page.wait_for_function("document.getElementById('app').dataset.version")
+    match_id = int(page.url.rsplit("/", 1)[1])
+    live = get_service(app).get(match_id)
+
+    # an invalid sum: refused with the numbers, shown to the referee
+    rnd = live.match.current
+    hand = rnd.hands[rnd.to_move]
+    wrong = next((h, t) for h in hand for t in rnd.table if h.value + t.value != rnd.target)
+    version = page.locator("#app").get_attribute("data-version")
+    tap_cards(page, "hand", [wrong[0].name])
+    tap_cards(page, "table", [wrong[1].name])
+    page.get_by_test_id("sum").tap()
+    wait_for_new_version(page, version)
+    expect(page.get_by_test_id("banner")).to_contain_text(f"(R4.1): {wrong[0].name} + {wrong[1].name}")
+    expect(page.get_by_test_id("banner")).to_contain_text(f"but the target is {rnd.target}")
+
+    tweaks_seen = 0
+    turns = 0
+    while not live.match.current.is_over():
+        rnd = live.match.current
+        hand = rnd.hands[rnd.to_move]
+        options = [(best_sum(rnd.table, h, rnd.target), h) for h in dict.fromkeys(hand)]
+        options = [(s, h) for s, h in options if s is not None]
+        version = page.locator("#app").get_attribute("data-version")
+        h_player = rnd.to_move
+        expect(page.get_by_test_id("target")).to_have_text(str(rnd.target))
+        expect(page.get_by_test_id("to-move")).to_have_text(rnd.players[rnd.to_move])
+        if options:
+            choice, h = max(options, key=lambda o: (len(o[0].take), o[0].points))
+            is_tweak = len(choice.take) == len(rnd.table)
+            tap_cards(page, "hand", [h.name])
+            tap_cards(page, "table", [c.name for c in choice.take])
+            page.get_by_test_id("sum").tap()
+        else:
+            is_tweak = False
+            tap_cards(page, "hand", [min(hand, key=lambda c: c.points).name])
+            page.get_by_test_id("discard").tap()
+        wait_for_new_version(page, version)
+        turns += 1
+        if is_tweak:
+            tweaks_seen += 1
+            expect(page.get_by_test_id("banner")).to_have_text(f"TWEAK! {rnd.players[h_player]}")
+    assert tweaks_seen >= 1 and turns > 10
+
+    page.get_by_test_id("next-round").wait_for()
+    totals = [int(t) for t in page.get_by_test_id("total").all_inner_texts()]
+    assert totals == live.match.totals and sum(totals) > 0
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "browser-round-scores.png"), full_page=True)
+
+
+def test_watcher_follows_live_updates_without_reload(server, page):
+    app, url = server
+    service = get_service(app)
+    match_id = service.create_match(["Ana", "Ben"], seed=3)
+    page.goto(f"{url}/matches/{match_id}")
+    page.wait_for_function("document.getElementById('app').dataset.version")
+    expect(page.get_by_test_id("role")).to_have_text("Watching")
+    assert page.locator("#controls").is_hidden()
+    version = page.locator("#app").get_attribute("data-version")
+    service.bot_move(match_id)  # a move made elsewhere reaches this phone by server-sent events
+    wait_for_new_version(page, version)
+    rnd = service.get(match_id).match.current
+    expect(page.get_by_test_id("to-move")).to_have_text(rnd.players[rnd.to_move])
+    assert page.locator("#log li").count() >= 2
