@@ -1,0 +1,80 @@
+"""The card classifier at run time: onnxruntime only (no torch)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+DEFAULT_MODEL = MODELS_DIR / "card_classifier.onnx"
+#: Below this confidence a crop is reported as not recognised (low confidence), not as a card.
+MIN_CONFIDENCE = 0.6
+
+
+@dataclass(frozen=True)
+class Prediction:
+    label: str  # a card label, or "none" (not a card)
+    confidence: float
+    upside_down: bool
+    probabilities: np.ndarray
+
+    @property
+    def is_card(self) -> bool:
+        return self.label != "none" and self.confidence >= MIN_CONFIDENCE
+
+
+class CardClassifier:
+    """Names the card in each crop (CROP_H x CROP_W BGR uint8).
+
+    >>> clf = CardClassifier()  # doctest: +SKIP
+    >>> clf.classify([crop])[0].label  # doctest: +SKIP
+    'red-5'
+    """
+
+    def __init__(self, model: str | Path = DEFAULT_MODEL, threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        model = Path(model)
+        if not model.exists():
+            raise FileNotFoundError(f"no classifier at {model}: run `tweak train` (needs the train extra)")
+        meta_path = model.with_suffix(".json")
+        self.meta = json.loads(meta_path.read_text())
+        self.labels: list[str] = self.meta["labels"]
+        self.version: int = self.meta["version"]
+        inp = self.meta["input"]
+        self.size = (inp["width"], inp["height"])
+        self._mean = np.array(inp["mean"], np.float32).reshape(1, 3, 1, 1)
+        self._std = np.array(inp["std"], np.float32).reshape(1, 3, 1, 1)
+        self._scale = float(inp["scale"])
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+
+    def preprocess(self, crops: list[np.ndarray] | np.ndarray) -> np.ndarray:
+        batch = np.asarray(crops, np.float32)
+        if batch.ndim == 3:
+            batch = batch[None]
+        x = batch.transpose(0, 3, 1, 2) * self._scale
+        return ((x - self._mean) / self._std).astype(np.float32)
+
+    def raw(self, crops: list[np.ndarray] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Class probabilities and upside-down probabilities for a batch of crops."""
+        if len(crops) == 0:
+            return np.zeros((0, len(self.labels)), np.float32), np.zeros(0, np.float32)
+        logits, orient = self.session.run(None, {"crops": self.preprocess(crops)})
+        return _softmax(logits), _softmax(orient)[:, 1]
+
+    def classify(self, crops: list[np.ndarray] | np.ndarray) -> list[Prediction]:
+        probs, flipped = self.raw(crops)
+        best = probs.argmax(axis=1)
+        return [Prediction(self.labels[b], float(p[b]), bool(f > 0.5), p) for b, p, f in zip(best, probs, flipped)]
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)

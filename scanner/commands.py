@@ -1,0 +1,73 @@
+"""The scanner's subcommands of ``tweak``: render, train, evaluate (and more as they come)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def _render(args: argparse.Namespace) -> int:
+    import cv2
+
+    from .synth.table import render_table
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for i in range(args.n):
+        seed = args.seed + i
+        rendered = render_table(
+            seed, harsh=args.harsh, heldout_style=args.style == "heldout", uniform_labels=args.uniform
+        )
+        name = f"table-{seed:08d}"
+        cv2.imwrite(str(out / f"{name}.jpg"), rendered.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        truth = {"image": f"{name}.jpg", **rendered.truth}
+        (out / f"{name}.json").write_text(json.dumps(truth) + "\n")
+    print(f"wrote {args.n} images and their ground truth to {out}")
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    from .train import train
+
+    train(Path(args.out), seed=args.seed, scenes=args.scenes, epochs=args.epochs, processes=args.processes)
+    print("now run `tweak evaluate --write` to measure it and update the model card")
+    return 0
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from .evaluate import evaluate
+
+    evaluate(Path(args.model), scenes=args.scenes, write=args.write, out=sys.stdout)
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("render", help="synthetic table photos with ground truth (JSON per image)")
+    p.add_argument("--out", required=True)
+    p.add_argument("--n", type=int, default=10)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--style",
+        choices=("training", "heldout"),
+        default="training",
+        help="art style space: the training one, or the style kept out of training",
+    )
+    p.add_argument("--harsh", action="store_true", help="the harshest photo conditions")
+    p.add_argument("--uniform", action="store_true", help="centre cards drawn from all 46 labels")
+    p.set_defaults(run=_render)
+
+    p = sub.add_parser("train", help="train the card classifier (needs the train extra: PyTorch CPU)")
+    p.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "models"))
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--scenes", type=int, default=2000)
+    p.add_argument("--epochs", type=int, default=12)
+    p.add_argument("--processes", type=int, default=2)
+    p.set_defaults(run=_train)
+
+    p = sub.add_parser("evaluate", help="measure the card classifier on held-out renders")
+    p.add_argument("--model", default=str(Path(__file__).resolve().parent.parent / "models" / "card_classifier.onnx"))
+    p.add_argument("--scenes", type=int, default=300, help="scenes per evaluation set")
+    p.add_argument("--write", action="store_true", help="store the metrics in the model's JSON and MODEL_CARD.md")
+    p.set_defaults(run=_evaluate)

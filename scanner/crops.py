@@ -1,0 +1,37 @@
+"""Card crops: a quadrilateral of the frame warped to the classifier's input (portrait)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+CROP_W, CROP_H = 48, 64
+
+
+def order_portrait(corners: np.ndarray) -> np.ndarray:
+    """Order 4 corners clockwise, starting at a corner of a short side, so the crop is portrait.
+
+    Which of the two short sides is the printed top is left to the classifier's orientation output.
+    """
+    pts = np.asarray(corners, np.float32).reshape(4, 2)
+    centre = pts.mean(axis=0)
+    angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
+    pts = pts[np.argsort(angles)]  # clockwise in image coordinates (y down)
+    side01 = np.linalg.norm(pts[1] - pts[0]) + np.linalg.norm(pts[3] - pts[2])
+    side12 = np.linalg.norm(pts[2] - pts[1]) + np.linalg.norm(pts[0] - pts[3])
+    if side01 > side12:  # 0-1 is a long side: start one corner later
+        pts = np.roll(pts, -1, axis=0)
+    return pts
+
+
+def warp_crop(image: np.ndarray, corners: np.ndarray, size: tuple[int, int] = (CROP_W, CROP_H)) -> np.ndarray:
+    """The card whose corners are [top-left, top-right, bottom-right, bottom-left] as a w x h image."""
+    w, h = size
+    dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    m = cv2.getPerspectiveTransform(np.asarray(corners, np.float32).reshape(4, 2), dst)
+    return cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+
+
+def rotate_corners(corners: np.ndarray, quarter_turns: int) -> np.ndarray:
+    """The same quadrilateral starting ``quarter_turns`` corners later (2: the card upside down)."""
+    return np.roll(np.asarray(corners, np.float32).reshape(4, 2), -quarter_turns, axis=0)

@@ -1,0 +1,123 @@
+"""Training and evaluation crops, cut from rendered tables (``synth.table``).
+
+Each card of a scene gives a crop with slightly wrong corners (as a detector would find them),
+upright or upside down (the orientation target); each scene also gives not-a-card crops: bare
+table, coins, mat markers, the hand, and quads half on a card.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+from .crops import CROP_H, CROP_W, rotate_corners, warp_crop
+from .labels import CLASSES, NOT_A_CARD
+from .synth.table import render_table
+
+CLASS_INDEX = {label: i for i, label in enumerate(CLASSES)}
+MAX_OCCLUDED = 0.25
+
+
+@dataclass
+class CropSet:
+    images: np.ndarray  # N x H x W x 3 uint8 (BGR)
+    labels: np.ndarray  # N class indexes
+    flipped: np.ndarray  # N: 1 if the crop shows the card upside down
+    light: list[str]
+    heldout: np.ndarray  # N bools: art style held out of training
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+
+def _jitter(corners: np.ndarray, rng: random.Random, amount: float) -> np.ndarray:
+    size = np.linalg.norm(corners[0] - corners[2])
+    return corners + np.array([[rng.uniform(-1, 1), rng.uniform(-1, 1)] for _ in range(4)]) * amount * size
+
+
+def _inside(corners: np.ndarray, w: int, h: int) -> bool:
+    return bool(
+        (corners[:, 0] >= 0).all()
+        and (corners[:, 1] >= 0).all()
+        and (corners[:, 0] < w).all()
+        and (corners[:, 1] < h).all()
+    )
+
+
+def scene_crops(
+    seed: int, harsh: bool, heldout_style: bool, jitter: float = 0.025, negatives: int = 3, light: str | None = None
+) -> Iterator[tuple[np.ndarray, int, int, str, bool]]:
+    """(crop, class, flipped, light, heldout) for every usable card of one rendered scene, plus negatives."""
+    rendered = render_table(seed, harsh=harsh, heldout_style=heldout_style, uniform_labels=True, light=light)
+    rng = random.Random(seed * 7 + 1)
+    truth = rendered.truth
+    w, h = truth["width"], truth["height"]
+    light_name = truth["conditions"]["light"]
+    cards = [c for c in truth["cards"] if not c["truncated"]]
+    for card in cards:
+        if card["occluded"] > MAX_OCCLUDED:
+            continue
+        corners = _jitter(np.array(card["corners"], np.float32), rng, jitter)
+        flipped = rng.random() < 0.5
+        crop = warp_crop(rendered.image, rotate_corners(corners, 2) if flipped else corners)
+        yield crop, CLASS_INDEX[card["label"]], int(flipped), light_name, heldout_style
+    # not-a-card crops: card-sized quads on the bare table, or half on a card
+    sizes = [np.linalg.norm(np.array(c["corners"][1]) - np.array(c["corners"][0])) for c in cards] or [60.0]
+    card_w = float(np.median(sizes))
+    centres = np.array([np.mean(c["corners"], axis=0) for c in truth["cards"]]) if truth["cards"] else np.zeros((0, 2))
+    made = 0
+    for _ in range(negatives * 10):
+        if made >= negatives:
+            break
+        angle = rng.uniform(0, np.pi)
+        cw, ch = card_w * rng.uniform(0.8, 1.2), card_w * 88 / 63 * rng.uniform(0.8, 1.2)
+        rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+        if rng.random() < 0.3 and len(cards):
+            base = np.mean(rng.choice(cards)["corners"], axis=0)
+            centre = base + rot @ np.array([cw * rng.choice((-0.6, 0.6)), ch * rng.uniform(-0.3, 0.3)])
+        else:
+            centre = np.array([rng.uniform(0, w), rng.uniform(0, h)])
+            if len(centres) and np.min(np.linalg.norm(centres - centre, axis=1)) < card_w * 1.3:
+                continue
+        quad = np.array([[-cw / 2, -ch / 2], [cw / 2, -ch / 2], [cw / 2, ch / 2], [-cw / 2, ch / 2]]) @ rot.T + centre
+        if not _inside(quad, w, h):
+            continue
+        made += 1
+        yield warp_crop(rendered.image, quad), CLASS_INDEX[NOT_A_CARD], 0, light_name, heldout_style
+
+
+def build(
+    seeds: range | list[int], harsh: bool, heldout_style: bool = False, light: str | None = None, processes: int = 1
+) -> CropSet:
+    """Crops of many scenes (optionally in several processes; the result does not depend on it)."""
+    args = [(seed, harsh, heldout_style, light) for seed in seeds]
+    if processes > 1:
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(processes) as pool:
+            parts = pool.starmap(_scene_list, args, chunksize=8)
+    else:
+        parts = [_scene_list(*a) for a in args]
+    items = [item for part in parts for item in part]
+    if not items:
+        return CropSet(
+            np.zeros((0, CROP_H, CROP_W, 3), np.uint8),
+            np.zeros(0, np.int64),
+            np.zeros(0, np.int64),
+            [],
+            np.zeros(0, bool),
+        )
+    return CropSet(
+        np.stack([i[0] for i in items]),
+        np.array([i[1] for i in items], np.int64),
+        np.array([i[2] for i in items], np.int64),
+        [i[3] for i in items],
+        np.array([i[4] for i in items], bool),
+    )
+
+
+def _scene_list(seed: int, harsh: bool, heldout_style: bool, light: str | None) -> list:
+    return list(scene_crops(seed, harsh, heldout_style, light=light))

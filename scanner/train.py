@@ -1,0 +1,170 @@
+"""``tweak train``: render crops, train the small card classifier with PyTorch (CPU), export ONNX.
+
+Needs the optional ``train`` extra (``pip install -e '.[train]'``); the runtime never imports
+torch. Deterministic from ``--seed`` (data, initialisation, batch order; torch runs with
+deterministic algorithms on the CPU).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .crops import CROP_H, CROP_W
+from .dataset import CropSet, build
+from .labels import CLASSES
+
+MODEL_VERSION = 1
+MEAN = [0.5, 0.5, 0.5]
+STD = [0.25, 0.25, 0.25]
+TRAIN_SEED_BASE = 1_000_000  # training scenes: seed*TRAIN_SEED_BASE-free range, far from evaluation seeds
+
+
+def _require_torch():
+    try:
+        import torch  # noqa: F401
+    except ModuleNotFoundError:
+        raise SystemExit("tweak train needs PyTorch: pip install -e '.[train]' (the CPU wheel torch==2.13.0)") from None
+    import torch
+
+    return torch
+
+
+def make_model(torch):
+    nn = torch.nn
+
+    def block(cin: int, cout: int, stride: int) -> list:
+        return [nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
+
+    class CardNet(nn.Module):
+        """A small CNN: 64x48 BGR crop -> 47 classes (46 labels + not-a-card) and upside-down."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.Sequential(
+                *block(3, 16, 1),
+                *block(16, 32, 2),
+                *block(32, 32, 1),
+                *block(32, 64, 2),
+                *block(64, 64, 1),
+                *block(64, 96, 2),
+                *block(96, 96, 1),
+                nn.AdaptiveAvgPool2d(1),
+                nn.Flatten(),
+            )
+            self.classes = nn.Linear(96, len(CLASSES))
+            self.orientation = nn.Linear(96, 2)
+
+        def forward(self, x):
+            f = self.features(x)
+            return self.classes(f), self.orientation(f)
+
+    return CardNet()
+
+
+def to_tensor(torch, images: np.ndarray):
+    x = torch.from_numpy(images).float().permute(0, 3, 1, 2) / 255.0
+    mean = torch.tensor(MEAN).view(1, 3, 1, 1)
+    std = torch.tensor(STD).view(1, 3, 1, 1)
+    return (x - mean) / std
+
+
+def train(
+    out_dir: Path, seed: int = 0, scenes: int = 2000, epochs: int = 14, batch: int = 128, processes: int = 2, log=print
+) -> dict[str, Any]:
+    torch = _require_torch()
+    torch.manual_seed(seed)
+    torch.use_deterministic_algorithms(True)
+    torch.set_num_threads(processes)
+    started = time.perf_counter()
+    first = TRAIN_SEED_BASE + seed * scenes
+    log(f"rendering {scenes} training scenes (seeds {first}..{first + scenes - 1})...")
+    data: CropSet = build(range(first, first + scenes), harsh=False, processes=processes)
+    # a quarter of the scenes again under the harshest conditions
+    harsh = build(range(first + scenes, first + scenes + scenes // 4), harsh=True, processes=processes)
+    images = np.concatenate([data.images, harsh.images])
+    labels = np.concatenate([data.labels, harsh.labels])
+    flipped = np.concatenate([data.flipped, harsh.flipped])
+    log(f"{len(labels)} crops in {time.perf_counter() - started:.0f} s; training...")
+    counts = np.bincount(labels, minlength=len(CLASSES)).astype(np.float32)
+    weights = torch.tensor((counts.max() / np.maximum(counts, 1)) ** 0.5, dtype=torch.float32)
+    model = make_model(torch)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps = epochs * ((len(labels) + batch - 1) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    ce = torch.nn.CrossEntropyLoss(weight=weights, label_smoothing=0.05)
+    ce_orient = torch.nn.CrossEntropyLoss()
+    gen = np.random.default_rng(seed)
+    x_all = to_tensor(torch, images)
+    y_all = torch.from_numpy(labels)
+    o_all = torch.from_numpy(flipped)
+    is_card = y_all != CLASSES.index("none")
+    for epoch in range(epochs):
+        model.train()
+        order = torch.from_numpy(gen.permutation(len(labels)))
+        total, correct, loss_sum = 0, 0, 0.0
+        for i in range(0, len(order), batch):
+            idx = order[i : i + batch]
+            x = x_all[idx]
+            # photometric jitter per crop: brightness and contrast (white balance is in the renders)
+            gain = torch.empty(len(idx), 1, 1, 1).uniform_(0.8, 1.2)
+            x = x * gain + torch.empty(len(idx), 1, 1, 1).uniform_(-0.2, 0.2)
+            logits, orient = model(x)
+            y = y_all[idx]
+            loss = ce(logits, y)
+            cards = is_card[idx]
+            if cards.any():
+                loss = loss + 0.3 * ce_orient(orient[cards], o_all[idx][cards])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            loss_sum += loss.item() * len(idx)
+            total += len(idx)
+            correct += int((logits.argmax(1) == y).sum())
+        log(f"epoch {epoch + 1}/{epochs}: loss {loss_sum / total:.4f}, train accuracy {correct / total:.4f}")
+    model.eval()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    onnx_path = out_dir / "card_classifier.onnx"
+    dummy = torch.zeros(1, 3, CROP_H, CROP_W)
+    torch.onnx.export(
+        model,
+        (dummy,),
+        str(onnx_path),
+        input_names=["crops"],
+        output_names=["logits", "orientation"],
+        dynamic_axes={"crops": {0: "batch"}, "logits": {0: "batch"}, "orientation": {0: "batch"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    meta = {
+        "version": MODEL_VERSION,
+        "labels": list(CLASSES),
+        "not_a_card": "none",
+        "input": {
+            "width": CROP_W,
+            "height": CROP_H,
+            "channels": "BGR",
+            "layout": "NCHW",
+            "scale": 1 / 255,
+            "mean": MEAN,
+            "std": STD,
+        },
+        "outputs": {"logits": "class scores (softmax)", "orientation": "[upright, upside down] scores"},
+        "training": {
+            "seed": seed,
+            "scenes": scenes,
+            "harsh_scenes": scenes // 4,
+            "crops": int(len(labels)),
+            "epochs": epochs,
+            "batch": batch,
+            "seconds": round(time.perf_counter() - started),
+        },
+    }
+    (out_dir / "card_classifier.json").write_text(json.dumps(meta, indent=2) + "\n")
+    log(f"wrote {onnx_path} ({onnx_path.stat().st_size / 1024:.0f} KiB) in {time.perf_counter() - started:.0f} s")
+    return meta
