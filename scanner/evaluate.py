@@ -159,7 +159,8 @@ One complete art style is never used in training: the Hershey triplex and script
 
 `tweak train --seed {t["seed"]} --scenes {t["scenes"]} --epochs {t["epochs"]}`: {t["scenes"]} scenes
 plus {t["harsh_scenes"]} harsh ones ({t["crops"]} crops), a 7-layer CNN (about 200k parameters),
-AdamW with one-cycle learning rate, class-balanced loss with label smoothing, brightness/contrast jitter; {t["seconds"]} s on 2 CPU cores.
+AdamW with one-cycle learning rate, class-balanced loss with label smoothing, brightness/contrast
+jitter; {t["seconds"]} s on 2 CPU cores.
 Deterministic from the seed.
 
 ## Metrics (`tweak evaluate`, {m["scenes_per_set"]} held-out scenes per set, harshest conditions)
