@@ -1,0 +1,209 @@
+"""Card detection: every card-shaped quadrilateral in a frame, in the frame's pixels.
+
+Classical geometry with OpenCV: edges from several channels (lightness and colour, so a card is
+found on a table of another colour even at the same brightness), closed contours, quadrilateral
+fitting with corner refinement, and whole-frame consistency (the cards of one frame are about the
+same size). Quads touching the frame's edge are cut cards and are not reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .crops import order_portrait
+
+WORK_WIDTH = 960  # detection runs on a frame scaled to this width
+ASPECT_RANGE = (1.15, 2.2)  # long / short side in the image (TWEAK 88/63 = 1.40, other decks ~1.6, more under tilt)
+MIN_AREA_FRACTION = 0.0012
+MAX_AREA_FRACTION = 0.25
+EDGE_MARGIN = 3  # px (work scale): a quad this close to the frame edge is a cut card
+
+
+@dataclass
+class Detection:
+    corners: np.ndarray  # 4 x 2 float32, original pixels, portrait order (short side first)
+    score: float  # how card-like (rectangularity)
+    touching: bool = False  # overlaps or touches another detection
+
+    @property
+    def area(self) -> float:
+        return float(cv2.contourArea(self.corners.astype(np.float32)))
+
+
+def _edges(small: np.ndarray) -> list[np.ndarray]:
+    """Binary edge maps from lightness and from colour."""
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+    maps = []
+    for index, channel in enumerate(cv2.split(lab)):
+        blurred = cv2.GaussianBlur(channel, (5, 5), 0)
+        median = float(np.median(blurred))
+        if index == 0:
+            low, high = max(10.0, 0.4 * median), max(30.0, 1.1 * median)
+        else:
+            low, high = 8.0, 20.0
+        maps.append(cv2.Canny(blurred, low, high))
+    combined = maps[0] | maps[1] | maps[2]
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
+    return [cv2.dilate(combined, kernel), cv2.dilate(maps[0], kernel)]
+
+
+def _regions(small: np.ndarray) -> list[np.ndarray]:
+    """Regions lighter or darker than the table: global (Otsu) and local thresholds, both ways."""
+    gray = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    _, light = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    block = max(31, (small.shape[1] // 6) | 1)
+    local = cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -8)
+    local_dark = cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 8)
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
+    return [cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel) for m in (light, 255 - light, local, local_dark)]
+
+
+def _quad_from_contour(contour: np.ndarray) -> tuple[np.ndarray, float] | None:
+    area = cv2.contourArea(contour)
+    if area <= 0:
+        return None
+    hull = cv2.convexHull(contour)
+    hull_area = cv2.contourArea(hull)
+    if hull_area <= 0 or area / hull_area < 0.85:
+        return None
+    # the 4-sided polygon closest to the hull: rounded corners are cut back to their sharp corner
+    quad = cv2.approxPolyN(hull, 4, ensure_convex=True).reshape(-1, 2).astype(np.float32)
+    if len(quad) != 4:
+        return None
+    quad_area = cv2.contourArea(quad)
+    if quad_area <= 0:
+        return None
+    fill = min(area, quad_area) / max(area, quad_area)
+    if fill < 0.85:
+        return None
+    return quad, fill
+
+
+def _shape_ok(quad: np.ndarray) -> bool:
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    a, b = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+    ratio = max(a, b) / max(min(a, b), 1e-6)
+    if not ASPECT_RANGE[0] <= ratio <= ASPECT_RANGE[1]:
+        return False
+    # opposite sides about equal (allowing perspective), corners not too far from square
+    if min(sides[0], sides[2]) / max(sides[0], sides[2]) < 0.75 or min(sides[1], sides[3]) / max(sides[1], sides[3]) < 0.75:
+        return False
+    for i in range(4):
+        v1 = quad[i - 1] - quad[i]
+        v2 = quad[(i + 1) % 4] - quad[i]
+        cos = abs(float(np.dot(v1, v2)) / (np.linalg.norm(v1) * np.linalg.norm(v2) + 1e-6))
+        if cos > 0.4:  # more than ~24 degrees off a right angle (perspective allowed)
+            return False
+    return True
+
+
+def _edge_support(edges: np.ndarray, quad: np.ndarray, samples: int = 24) -> float:
+    """Fraction of points along the quad's sides that lie on an edge: a real card's outline is
+    an edge all round; a quad fitted to a merged region (card plus shadow) is not."""
+    h, w = edges.shape
+    hits = 0
+    total = 0
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        for t in np.linspace(0.1, 0.9, samples):
+            x, y = a + (b - a) * t
+            xi, yi = int(round(x)), int(round(y))
+            total += 1
+            if 0 <= xi < w and 0 <= yi < h and edges[yi, xi]:
+                hits += 1
+    return hits / max(total, 1)
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    if inter <= 0:
+        return 0.0
+    union = cv2.contourArea(a.astype(np.float32)) + cv2.contourArea(b.astype(np.float32)) - inter
+    return float(inter / union)
+
+
+def _contains(outer: np.ndarray, inner: np.ndarray) -> float:
+    inter, _ = cv2.intersectConvexConvex(outer.astype(np.float32), inner.astype(np.float32))
+    return float(inter / max(cv2.contourArea(inner.astype(np.float32)), 1e-6))
+
+
+def detect_cards(frame: np.ndarray) -> list[Detection]:
+    """Every complete card in ``frame`` (BGR), corners in the frame's pixels."""
+    h, w = frame.shape[:2]
+    scale = WORK_WIDTH / w if w > WORK_WIDTH else 1.0
+    small = cv2.resize(frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else frame
+    sh, sw = small.shape[:2]
+    frame_area = sh * sw
+    candidates: list[tuple[np.ndarray, float]] = []
+    edge_maps = _edges(small)
+    support_map = cv2.dilate(edge_maps[0], cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5)))
+    for binary in [*edge_maps, *_regions(small)]:
+        contours, _ = cv2.findContours(binary, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        for contour in contours:
+            area = cv2.contourArea(contour)
+            if not MIN_AREA_FRACTION * frame_area <= area <= MAX_AREA_FRACTION * frame_area:
+                continue
+            fitted = _quad_from_contour(contour)
+            if fitted is None:
+                continue
+            quad, fill = fitted
+            if not _shape_ok(quad):
+                continue
+            support = _edge_support(support_map, quad)
+            if support < 0.55:
+                continue
+            candidates.append((quad, fill * support))
+    # non-maximum suppression: the same card found in several maps (keep the best outline), and
+    # a card's inner printed border (keep the card's outer edge)
+    candidates.sort(key=lambda c: -c[1])
+    kept: list[tuple[np.ndarray, float]] = []
+    for quad, score in candidates:
+        replace = None
+        duplicate = False
+        for k, (other, _) in enumerate(kept):
+            if _iou(quad, other) > 0.6:
+                duplicate = True
+                break
+            if _contains(other, quad) > 0.9:  # inside a kept card: its printed border
+                duplicate = True
+                break
+            if _contains(quad, other) > 0.9 and cv2.contourArea(quad) < 1.7 * cv2.contourArea(other):
+                replace = k  # the kept one was the inner border of this card
+                break
+        if replace is not None:
+            kept[replace] = (quad, score)
+        elif not duplicate:
+            kept.append((quad, score))
+    if not kept:
+        return []
+    # whole-frame consistency: cards of one frame are about the same size
+    areas = np.array([cv2.contourArea(q) for q, _ in kept])
+    median = float(np.median(areas))
+    kept = [(q, f) for (q, f), a in zip(kept, areas) if 0.45 * median <= a <= 2.2 * median]
+    # a big quad that holds several cards is a group of cards (or a mat), not one card
+    kept = [(q, f) for q, f in kept if sum(_contains(q, o) > 0.8 for o, _ in kept if o is not q) == 0]
+    # cut by the frame's edge: not a complete card
+    kept = [(q, f) for q, f in kept if (q[:, 0] > EDGE_MARGIN).all() and (q[:, 1] > EDGE_MARGIN).all()
+            and (q[:, 0] < sw - 1 - EDGE_MARGIN).all() and (q[:, 1] < sh - 1 - EDGE_MARGIN).all()]
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    detections = []
+    for quad, fill in kept:
+        refined = cv2.cornerSubPix(gray, quad.reshape(-1, 1, 2).copy(), (4, 4), (-1, -1),
+                                   (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.05)).reshape(4, 2)
+        if np.linalg.norm(refined - quad, axis=1).max() > 4:
+            refined = quad
+        detections.append(Detection(order_portrait(refined / scale), fill))
+    for i, a in enumerate(detections):
+        for b in detections[i + 1 :]:
+            grown_a = _grow(a.corners, 1.04)
+            if _iou(grown_a, _grow(b.corners, 1.04)) > 0:
+                a.touching = b.touching = True
+    return detections
+
+
+def _grow(quad: np.ndarray, factor: float) -> np.ndarray:
+    centre = quad.mean(axis=0)
+    return (quad - centre) * factor + centre
