@@ -43,7 +43,59 @@ def _evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _scan(args: argparse.Namespace) -> int:
+    import cv2
+
+    from .pipeline import load_scanner
+    from .profile import ProfileError
+
+    try:
+        scanner = load_scanner(args.profile, args.mat, args.players)
+    except (ProfileError, FileNotFoundError) as err:
+        print(f"tweak scan: {err}", file=sys.stderr)
+        return 2
+    status = 0
+    for path in args.images:
+        frame = cv2.imread(path, cv2.IMREAD_COLOR)
+        if frame is None:
+            print(f"tweak scan: cannot read {path} as an image", file=sys.stderr)
+            status = 1
+            continue
+        result = scanner.scan(frame)
+        if args.json:
+            print(json.dumps(result.as_json(path)), flush=True)
+        else:
+            target = "none seen" if result.target is None else result.target
+            print(f"{path}: {len(result.cards)} cards, target {target} ({result.milliseconds:.0f} ms)")
+            for card in result.cards:
+                zone = f" [{card.zone}]" if card.zone else ""
+                touch = " (touching)" if card.touching else ""
+                print(f"  {card.label:<14} {card.confidence:.3f}{zone}{touch}")
+    return status
+
+
+def _mat(args: argparse.Namespace) -> int:
+    from .mat import write_mat
+
+    path = write_mat(Path(args.out), args.size)
+    print(f"wrote the {args.size} play mat to {path}: print it at 100 % (no scaling)")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("scan", help="the cards in pictures (JSON Lines with --json)")
+    p.add_argument("images", nargs="+", metavar="IMAGE")
+    p.add_argument("--json", action="store_true", help="one JSON object per image (DESIGN.md)")
+    p.add_argument("--profile", help="a deck profile from tweak enrol")
+    p.add_argument("--mat", choices=("A3", "A2"), help="the printed mat on the table (zones, colour reference)")
+    p.add_argument("--players", type=int, help="players at the table (player zones on the mat)")
+    p.set_defaults(run=_scan)
+
+    p = sub.add_parser("mat", help="the printable play mat with its ArUco markers")
+    p.add_argument("--out", required=True, help="a .pdf (or .png) file")
+    p.add_argument("--size", choices=("A3", "A2"), default="A2")
+    p.set_defaults(run=_mat)
+
     p = sub.add_parser("render", help="synthetic table photos with ground truth (JSON per image)")
     p.add_argument("--out", required=True)
     p.add_argument("--n", type=int, default=10)

@@ -89,7 +89,10 @@ def _shape_ok(quad: np.ndarray) -> bool:
     if not ASPECT_RANGE[0] <= ratio <= ASPECT_RANGE[1]:
         return False
     # opposite sides about equal (allowing perspective), corners not too far from square
-    if min(sides[0], sides[2]) / max(sides[0], sides[2]) < 0.75 or min(sides[1], sides[3]) / max(sides[1], sides[3]) < 0.75:
+    if (
+        min(sides[0], sides[2]) / max(sides[0], sides[2]) < 0.75
+        or min(sides[1], sides[3]) / max(sides[1], sides[3]) < 0.75
+    ):
         return False
     for i in range(4):
         v1 = quad[i - 1] - quad[i]
@@ -134,7 +137,9 @@ def detect_cards(frame: np.ndarray) -> list[Detection]:
     """Every complete card in ``frame`` (BGR), corners in the frame's pixels."""
     h, w = frame.shape[:2]
     scale = WORK_WIDTH / w if w > WORK_WIDTH else 1.0
-    small = cv2.resize(frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else frame
+    small = (
+        cv2.resize(frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else frame
+    )
     sh, sw = small.shape[:2]
     frame_area = sh * sw
     candidates: list[tuple[np.ndarray, float]] = []
@@ -186,13 +191,24 @@ def detect_cards(frame: np.ndarray) -> list[Detection]:
     # a big quad that holds several cards is a group of cards (or a mat), not one card
     kept = [(q, f) for q, f in kept if sum(_contains(q, o) > 0.8 for o, _ in kept if o is not q) == 0]
     # cut by the frame's edge: not a complete card
-    kept = [(q, f) for q, f in kept if (q[:, 0] > EDGE_MARGIN).all() and (q[:, 1] > EDGE_MARGIN).all()
-            and (q[:, 0] < sw - 1 - EDGE_MARGIN).all() and (q[:, 1] < sh - 1 - EDGE_MARGIN).all()]
+    kept = [
+        (q, f)
+        for q, f in kept
+        if (q[:, 0] > EDGE_MARGIN).all()
+        and (q[:, 1] > EDGE_MARGIN).all()
+        and (q[:, 0] < sw - 1 - EDGE_MARGIN).all()
+        and (q[:, 1] < sh - 1 - EDGE_MARGIN).all()
+    ]
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     detections = []
     for quad, fill in kept:
-        refined = cv2.cornerSubPix(gray, quad.reshape(-1, 1, 2).copy(), (4, 4), (-1, -1),
-                                   (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.05)).reshape(4, 2)
+        refined = cv2.cornerSubPix(
+            gray,
+            quad.reshape(-1, 1, 2).copy(),
+            (4, 4),
+            (-1, -1),
+            (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.05),
+        ).reshape(4, 2)
         if np.linalg.norm(refined - quad, axis=1).max() > 4:
             refined = quad
         detections.append(Detection(order_portrait(refined / scale), fill))

@@ -497,6 +497,8 @@ def render_table(
         "style": {"font": style.font, "layout": style.layout, "heldout": style.heldout},
         "cards": cards,
     }
+    if cond.surface == "mat":  # the printed mat's layout (scanner.mat.MatLayout), in table millimetres
+        truth["mat"] = {"width": int(scene.size_mm[0]), "height": int(scene.size_mm[1]), "marker": 60, "inset": 15}
     return RenderedTable(frame, truth)
 
 

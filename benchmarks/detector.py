@@ -1,0 +1,65 @@
+"""Detector benchmark on rendered frames: recall, precision, time per frame.
+
+    python benchmarks/detector.py [--frames 200] [--seed 70000000] [--harsh]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from scanner.detect import detect_cards  # noqa: E402
+from scanner.metrics import expected_cards, match  # noqa: E402
+from scanner.synth.table import render_table  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--frames", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=70_000_000)
+    parser.add_argument("--harsh", action="store_true")
+    args = parser.parse_args()
+    found_required = required_total = false_pos = found_total = 0
+    perfect = 0
+    times = []
+    misses: Counter[str] = Counter()
+    for i in range(args.frames):
+        rendered = render_table(args.seed + i, harsh=args.harsh)
+        required, optional = expected_cards(rendered.truth)
+        t = time.perf_counter()
+        detections = detect_cards(rendered.image)
+        times.append(time.perf_counter() - t)
+        quads = [d.corners for d in detections]
+        req_q = [np.array(c["corners"]) for c in required]
+        opt_q = [np.array(c["corners"]) for c in optional]
+        pairs = match(req_q, quads)
+        matched_found = {j for _, j in pairs}
+        rest = [q for j, q in enumerate(quads) if j not in matched_found]
+        opt_pairs = match(opt_q, rest)
+        fp = len(rest) - len(opt_pairs)
+        found_required += len(pairs)
+        required_total += len(req_q)
+        false_pos += fp
+        found_total += len(quads) - len(opt_pairs)
+        matched_t = {i for i, _ in pairs}
+        for k, card in enumerate(required):
+            if k not in matched_t:
+                misses[f"{card['role']}/{rendered.truth['conditions']['surface']}"] += 1
+        perfect += len(pairs) == len(req_q) and fp == 0
+    recall = found_required / max(required_total, 1)
+    precision = (found_total - false_pos) / max(found_total, 1)
+    print(f"frames {args.frames} ({'harsh' if args.harsh else 'mixed'} conditions): cards {required_total}")
+    print(f"recall {recall:.4f}, precision {precision:.4f}, frames with every card right {perfect / args.frames:.3f}")
+    print(f"detector time per frame: median {statistics.median(times) * 1000:.1f} ms")
+    print("misses by role/surface:", dict(misses.most_common(8)))
+
+
+if __name__ == "__main__":
+    main()

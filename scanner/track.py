@@ -1,0 +1,134 @@
+"""The tracker: per-frame scans in, stable table states out.
+
+A state is declared only once the scene has been still for ``still_seconds`` (frames with motion,
+such as a hand passing over the table, reset the wait and are never trusted), and each card of the
+state is voted over the still frames: present in most of them, under its most frequent label.
+Each new state says what changed since the last one: cards added and removed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from .metrics import quad_iou
+from .pipeline import ScannedCard, ScanResult
+
+MOTION_SIZE = (160, 90)
+
+
+@dataclass
+class TrackedCard:
+    label: str
+    corners: np.ndarray
+    confidence: float  # mean confidence x share of votes for the label
+    zone: str | None
+    votes: int
+
+    def key(self) -> tuple[str, str | None]:
+        return self.label, self.zone
+
+
+@dataclass
+class StableState:
+    time: float
+    cards: list[TrackedCard]
+    target: int | None
+    added: list[TrackedCard] = field(default_factory=list)
+    removed: list[TrackedCard] = field(default_factory=list)
+
+    @property
+    def labels(self) -> Counter:
+        return Counter(c.label for c in self.cards)
+
+
+class Tracker:
+    """Feed it ``(time, frame, scan)``; ``update`` returns a :class:`StableState` when a new one is seen."""
+
+    def __init__(self, still_seconds: float = 0.6, motion_threshold: float = 4.0, min_share: float = 0.6) -> None:
+        self.still_seconds = still_seconds
+        self.motion_threshold = motion_threshold
+        self.min_share = min_share
+        self._previous: np.ndarray | None = None
+        self._still_since: float | None = None
+        self._window: list[ScanResult] = []
+        self.state: StableState | None = None
+        self.moving = False
+
+    def motion(self, frame: np.ndarray) -> float:
+        """Mean absolute difference with the previous frame, on a small grey copy (0-255)."""
+        small = cv2.cvtColor(cv2.resize(frame, MOTION_SIZE, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
+        small = small.astype(np.int16)
+        previous, self._previous = self._previous, small
+        if previous is None:
+            return 0.0
+        return float(np.abs(small - previous).mean())
+
+    def update(self, now: float, frame: np.ndarray, scan: ScanResult) -> StableState | None:
+        moved = self.motion(frame) > self.motion_threshold
+        self.moving = moved
+        if moved or self._still_since is None:
+            self._still_since = now
+            self._window = []
+            if moved:
+                return None
+        self._window.append(scan)
+        if now - self._still_since < self.still_seconds:
+            return None
+        cards = self._vote()
+        target_votes = Counter(s.target for s in self._window)
+        target = target_votes.most_common(1)[0][0]
+        if self.state is not None and _same(self.state.cards, cards) and self.state.target == target:
+            return None
+        added, removed = _diff(self.state.cards if self.state else [], cards)
+        self.state = StableState(now, cards, target, added, removed)
+        return self.state
+
+    def _vote(self) -> list[TrackedCard]:
+        """Cluster the window's cards by position; keep those seen in most frames."""
+        clusters: list[list[ScannedCard]] = []
+        anchors: list[np.ndarray] = []
+        for scan in self._window:
+            for card in scan.cards:
+                for i, anchor in enumerate(anchors):
+                    if quad_iou(anchor, card.corners) > 0.5:
+                        clusters[i].append(card)
+                        break
+                else:
+                    anchors.append(card.corners)
+                    clusters.append([card])
+        frames = len(self._window)
+        out = []
+        for members in clusters:
+            if len(members) < self.min_share * frames:
+                continue
+            label, n = Counter(c.label for c in members).most_common(1)[0]
+            chosen = [c for c in members if c.label == label]
+            confidence = float(np.mean([c.confidence for c in chosen])) * n / len(members)
+            corners = np.median(np.stack([c.corners for c in chosen]), axis=0)
+            out.append(TrackedCard(label, corners, confidence, chosen[0].zone, len(members)))
+        return out
+
+
+def _same(a: list[TrackedCard], b: list[TrackedCard]) -> bool:
+    return Counter(c.key() for c in a) == Counter(c.key() for c in b)
+
+
+def _diff(before: list[TrackedCard], after: list[TrackedCard]) -> tuple[list[TrackedCard], list[TrackedCard]]:
+    left = Counter(c.key() for c in before)
+    right = Counter(c.key() for c in after)
+    added_keys = right - left
+    removed_keys = left - right
+    added, removed = [], []
+    for card in after:
+        if added_keys[card.key()] > 0:
+            added_keys[card.key()] -= 1
+            added.append(card)
+    for card in before:
+        if removed_keys[card.key()] > 0:
+            removed_keys[card.key()] -= 1
+            removed.append(card)
+    return added, removed
