@@ -1,6 +1,6 @@
 """Detector benchmark on rendered frames: recall, precision, time per frame.
 
-    python benchmarks/detector.py [--frames 200] [--seed 70000000] [--harsh]
+python benchmarks/detector.py [--frames 200] [--seed 70000000] [--harsh]
 """
 
 from __future__ import annotations

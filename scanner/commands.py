@@ -36,6 +36,15 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _train_finder(args: argparse.Namespace) -> int:
+    from .train import _require_torch
+    from .train_finder import train_finder
+
+    _require_torch()
+    train_finder(Path(args.out), seed=args.seed, scenes=args.scenes, epochs=args.epochs, processes=args.processes)
+    return 0
+
+
 def _evaluate(args: argparse.Namespace) -> int:
     from .evaluate import evaluate
 
@@ -117,6 +126,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--epochs", type=int, default=12)
     p.add_argument("--processes", type=int, default=2)
     p.set_defaults(run=_train)
+
+    p = sub.add_parser("train-finder", help="train the learned card finder (needs the train extra)")
+    p.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "models"))
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--scenes", type=int, default=1200)
+    p.add_argument("--epochs", type=int, default=12)
+    p.add_argument("--processes", type=int, default=2)
+    p.set_defaults(run=_train_finder)
 
     p = sub.add_parser("evaluate", help="measure the card classifier on held-out renders")
     p.add_argument("--model", default=str(Path(__file__).resolve().parent.parent / "models" / "card_classifier.onnx"))

@@ -61,16 +61,18 @@ class Scanner:
         mat_layout: MatLayout | None = None,
         players: int | None = None,
         profile: Any = None,
+        finder: Any = None,
     ) -> None:
         self.classifier = classifier or CardClassifier()
         self.mat_layout = mat_layout
         self.players = players
         self.profile = profile
+        self.finder = finder  # the learned card finder (scanner.segment), or None: classical detection
 
     def scan(self, frame: np.ndarray) -> ScanResult:
         started = time.perf_counter()
         mat = find_mat(frame, self.mat_layout) if self.mat_layout is not None else None
-        detections = detect_cards(frame)
+        detections = self.finder.find(frame) if self.finder is not None else detect_cards(frame)
         source = mat.normalise_colour(frame) if mat is not None else frame
         crops = [warp_crop(source, d.corners) for d in detections]
         if self.profile is not None:
@@ -114,8 +116,14 @@ def find_target(cards: list[ScannedCard]) -> int | None:
     return back_number(nearest.label)
 
 
-def load_scanner(profile: str | None = None, mat: str | None = None, players: int | None = None) -> Scanner:
+def load_scanner(
+    profile: str | None = None, mat: str | None = None, players: int | None = None, detector: str = "auto"
+) -> Scanner:
+    """The scanner with the shipped models; ``detector``: classical, learned, or auto (learned if shipped)."""
     from .profile import load_profile
+    from .segment import DEFAULT_MODEL, CardFinder
 
     layout = MatLayout.paper(mat) if mat else None
-    return Scanner(CardClassifier(), layout, players, load_profile(Path(profile)) if profile else None)
+    use_finder = detector == "learned" or (detector == "auto" and DEFAULT_MODEL.exists())
+    finder = CardFinder() if use_finder else None
+    return Scanner(CardClassifier(), layout, players, load_profile(Path(profile)) if profile else None, finder)

@@ -1,0 +1,113 @@
+"""The learned card finder: a small fully convolutional network (ONNX, run with onnxruntime)
+marks the *inner part* of every card at a reduced resolution, so touching cards stay apart; each
+blob becomes a quadrilateral grown back to the card's outline, then OpenCV refines it on the
+full frame (the classical detector's quad for the same card wins when it agrees: its corners sit
+on the card's real edges)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .crops import order_portrait
+from .detect import EDGE_MARGIN, Detection, _grow, _iou, _shape_ok, detect_cards
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+DEFAULT_MODEL = MODELS_DIR / "card_finder.onnx"
+INPUT_WIDTH = 512
+SHRINK = 0.7  # the marked inner part is the card scaled by this about its centre
+
+
+def input_size(w: int, h: int) -> tuple[int, int]:
+    height = max(64, int(round(h * INPUT_WIDTH / w / 16)) * 16)
+    return INPUT_WIDTH, height
+
+
+def interior_mask(
+    truth_cards: list[dict], frame_size: tuple[int, int], out_size: tuple[int, int], max_occluded: float = 0.25
+) -> tuple[np.ndarray, np.ndarray]:
+    """Training target (inner parts of cards) and loss weight (0 for cards mostly hidden)."""
+    fw, fh = frame_size
+    ow, oh = out_size
+    scale = np.array([ow / fw, oh / fh])
+    target = np.zeros((oh, ow), np.uint8)
+    weight = np.ones((oh, ow), np.float32)
+    for card in truth_cards:
+        quad = np.array(card["corners"], np.float32) * scale
+        inner = _grow(quad, SHRINK)
+        if card["occluded"] > max_occluded:
+            cv2.fillConvexPoly(weight, quad.astype(np.int32), 0.0)
+        else:
+            cv2.fillConvexPoly(target, np.round(inner).astype(np.int32), 1)
+    return target, weight
+
+
+class CardFinder:
+    def __init__(self, model: str | Path = DEFAULT_MODEL, threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        model = Path(model)
+        if not model.exists():
+            raise FileNotFoundError(f"no card finder at {model}: run `tweak train-finder`")
+        self.meta = json.loads(model.with_suffix(".json").read_text())
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+
+    def probabilities(self, frame: np.ndarray) -> np.ndarray:
+        h, w = frame.shape[:2]
+        size = input_size(w, h)
+        small = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
+        x = (small.astype(np.float32) / 255.0 - 0.5) / 0.25
+        logits = self.session.run(None, {"frames": x.transpose(2, 0, 1)[None]})[0][0, 0]
+        return 1 / (1 + np.exp(-logits))
+
+    def find(self, frame: np.ndarray, classical: list[Detection] | None = None) -> list[Detection]:
+        h, w = frame.shape[:2]
+        prob = self.probabilities(frame)
+        oh, ow = prob.shape
+        binary = (prob > 0.5).astype(np.uint8)
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=4)
+        scale = np.array([w / ow, h / oh], np.float32)
+        if classical is None:
+            classical = detect_cards(frame)
+        found: list[Detection] = []
+        for i in range(1, count):
+            if stats[i, cv2.CC_STAT_AREA] < 6:
+                continue
+            x0, y0 = stats[i, cv2.CC_STAT_LEFT], stats[i, cv2.CC_STAT_TOP]
+            box = labels[y0 : y0 + stats[i, cv2.CC_STAT_HEIGHT], x0 : x0 + stats[i, cv2.CC_STAT_WIDTH]]
+            ys, xs = np.nonzero(box == i)
+            pts = np.stack([xs + x0 + 0.5, ys + y0 + 0.5], axis=1).astype(np.float32)
+            hull = cv2.convexHull(pts)
+            if len(hull) < 4:
+                rect = cv2.minAreaRect(pts)
+                inner = cv2.boxPoints(rect)
+            else:
+                inner = cv2.approxPolyN(hull, 4, ensure_convex=True).reshape(-1, 2)
+                if len(inner) != 4:
+                    inner = cv2.boxPoints(cv2.minAreaRect(pts))
+            quad = _grow(inner.astype(np.float32), 1 / SHRINK) * scale
+            score = float(prob[labels == i].mean())
+            best = max(classical, key=lambda d: _iou(d.corners, quad), default=None)
+            if best is not None and _iou(best.corners, quad) > 0.6:
+                quad = best.corners  # the classical outline sits on the real edges
+            elif not _shape_ok(order_portrait(quad)):
+                quad = cv2.boxPoints(cv2.minAreaRect(quad.astype(np.float32))).astype(np.float32)
+            if (
+                (quad[:, 0] < EDGE_MARGIN).any()
+                or (quad[:, 1] < EDGE_MARGIN).any()
+                or (quad[:, 0] > w - 1 - EDGE_MARGIN).any()
+                or (quad[:, 1] > h - 1 - EDGE_MARGIN).any()
+            ):
+                continue  # cut by the frame's edge
+            found.append(Detection(order_portrait(quad), score))
+        for i, a in enumerate(found):
+            for b in found[i + 1 :]:
+                if _iou(_grow(a.corners, 1.04), _grow(b.corners, 1.04)) > 0:
+                    a.touching = b.touching = True
+        return found

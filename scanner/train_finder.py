@@ -1,0 +1,125 @@
+"""``tweak train-finder``: train the learned card finder (``scanner.segment``) on rendered tables."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .segment import input_size, interior_mask
+from .synth.table import render_table
+
+FINDER_SEED_BASE = 20_000_000
+
+
+def _sample(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rendered = render_table(seed, harsh=seed % 4 == 0)
+    truth = rendered.truth
+    size = input_size(truth["width"], truth["height"])
+    image = cv2.resize(rendered.image, size, interpolation=cv2.INTER_AREA)
+    out = (size[0] // 2, size[1] // 2)
+    target, weight = interior_mask(truth["cards"], (truth["width"], truth["height"]), out)
+    return image, target, weight
+
+
+def make_model(torch):
+    nn = torch.nn
+
+    def conv(cin, cout, stride=1, dilation=1):
+        return nn.Sequential(
+            nn.Conv2d(cin, cout, 3, stride, dilation, dilation, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)
+        )
+
+    class Finder(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.down1 = conv(3, 16, 2)  # 1/2
+            self.down2 = nn.Sequential(conv(16, 24, 2), conv(24, 24))  # 1/4
+            self.down3 = nn.Sequential(conv(24, 48, 2), conv(48, 48, dilation=2), conv(48, 48, dilation=4))  # 1/8
+            self.up3 = nn.Sequential(nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False), conv(48, 24))
+            self.up2 = nn.Sequential(nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False), conv(48, 16))
+            self.head = nn.Conv2d(32, 1, 1)
+
+        def forward(self, x):
+            d1 = self.down1(x)
+            d2 = self.down2(d1)
+            d3 = self.down3(d2)
+            u2 = torch.cat([self.up3(d3), d2], 1)
+            u1 = torch.cat([self.up2(u2), d1], 1)
+            return self.head(u1)
+
+    return Finder()
+
+
+def train_finder(
+    out_dir: Path, seed: int = 0, scenes: int = 1200, epochs: int = 12, processes: int = 2, log=print
+) -> dict:
+    import torch
+
+    torch.manual_seed(seed)
+    torch.use_deterministic_algorithms(True)
+    torch.set_num_threads(processes)
+    started = time.perf_counter()
+    first = FINDER_SEED_BASE + seed * scenes
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(processes) as pool:
+        samples = pool.map(_sample, range(first, first + scenes), chunksize=8)
+    log(f"{scenes} scenes rendered in {time.perf_counter() - started:.0f} s; training...")
+    by_size: dict[tuple, list[int]] = {}
+    for i, (image, _, _) in enumerate(samples):
+        by_size.setdefault(image.shape, []).append(i)
+    model = make_model(torch)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    batch = 8
+    steps = epochs * sum((len(v) + batch - 1) // batch for v in by_size.values())
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    gen = np.random.default_rng(seed)
+    pos_weight = torch.tensor(3.0)
+    for epoch in range(epochs):
+        model.train()
+        batches = []
+        for idx in by_size.values():
+            order = gen.permutation(idx)
+            batches += [order[i : i + batch] for i in range(0, len(order), batch)]
+        gen.shuffle(batches)
+        total = 0.0
+        for b in batches:
+            x = torch.from_numpy(np.stack([samples[i][0] for i in b])).float().permute(0, 3, 1, 2) / 255.0
+            x = (x - 0.5) / 0.25
+            y = torch.from_numpy(np.stack([samples[i][1] for i in b])).float()[:, None]
+            w = torch.from_numpy(np.stack([samples[i][2] for i in b]))[:, None]
+            logits = model(x)
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, y, weight=w, pos_weight=pos_weight)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(b)
+        log(f"epoch {epoch + 1}/{epochs}: loss {total / scenes:.4f}")
+    model.eval()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "card_finder.onnx"
+    torch.onnx.export(
+        model,
+        (torch.zeros(1, 3, 288, 512),),
+        str(path),
+        input_names=["frames"],
+        output_names=["inner"],
+        dynamic_axes={"frames": {0: "batch", 2: "height", 3: "width"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    meta = {
+        "version": 1,
+        "input_width": 512,
+        "output_scale": 0.5,
+        "shrink": 0.7,
+        "training": {"seed": seed, "scenes": scenes, "epochs": epochs, "seconds": round(time.perf_counter() - started)},
+    }
+    path.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+    log(f"wrote {path} ({path.stat().st_size / 1024:.0f} KiB)")
+    return meta

@@ -1,0 +1,144 @@
+"""Synthetic cards and tables, the shipped ONNX classifier, `tweak render` and `tweak scan`."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+
+import cv2
+import numpy as np
+import pytest
+
+from scanner.classify import MIN_CONFIDENCE, CardClassifier
+from scanner.crops import rotate_corners, warp_crop
+from scanner.dataset import CLASS_INDEX, scene_crops
+from scanner.labels import LABELS, points
+from scanner.synth.cards import CARD_H, CARD_W, random_style, render_card
+from scanner.synth.table import render_table
+
+
+def test_every_label_renders_in_training_and_heldout_styles():
+    rng = random.Random(0)
+    for heldout in (False, True):
+        style = random_style(rng, heldout=heldout)
+        images = [render_card(label, style, rng) for label in LABELS]
+        assert all(img.shape == (CARD_H, CARD_W, 3) for img in images)
+        flat = {img.tobytes() for img in images}
+        assert len(flat) == len(LABELS)  # every label looks different
+    with pytest.raises(ValueError, match="unknown card label"):
+        render_card("red-7", style, rng)
+
+
+def test_points_follow_R1_3():
+    assert points("red-5") == 5 and points("green-5") == 4 and points("red-3") == 3 and points("blue-2") == 1
+    assert points("tweak-thief") == 2 and points("back-9") == 0
+
+
+def test_table_render_is_deterministic_and_truth_is_consistent():
+    a = render_table(77, harsh=True)
+    b = render_table(77, harsh=True)
+    assert np.array_equal(a.image, b.image) and a.truth == b.truth
+    h, w = a.image.shape[:2]
+    assert (w, h) in ((1280, 720), (1600, 900), (1920, 1080))
+    assert a.truth["width"] == w and a.truth["cards"]
+    for card in a.truth["cards"]:
+        assert card["label"] in LABELS and len(card["corners"]) == 4 and 0 <= card["occluded"] <= 1
+    assert not np.array_equal(render_table(78).image[:50, :50], a.image[:50, :50])
+
+
+def test_cli_render_writes_images_and_truth(tmp_path):
+    out = tmp_path / "r"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "companion.cli",
+            "render",
+            "--out",
+            str(out),
+            "--n",
+            "2",
+            "--seed",
+            "5",
+            "--style",
+            "heldout",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    truths = sorted(out.glob("*.json"))
+    assert len(truths) == 2
+    truth = json.loads(truths[0].read_text())
+    assert truth["style"]["heldout"] is True and (out / truth["image"]).exists()
+
+
+@pytest.fixture(scope="module")
+def classifier():
+    return CardClassifier()
+
+
+def test_shipped_classifier_names_rendered_cards(classifier):
+    crops, labels = [], []
+    for seed in range(60_000_000, 60_000_012):
+        for crop, label, flipped, _, _ in scene_crops(seed, harsh=False, heldout_style=False):
+            if label != CLASS_INDEX["none"] and not flipped:
+                crops.append(crop)
+                labels.append(label)
+    predictions = classifier.classify(crops)
+    right = sum(p.label == LABELS[label] for p, label in zip(predictions, labels))
+    assert right / len(labels) >= 0.95
+    assert all(p.confidence <= 1.0 for p in predictions)
+
+
+def test_classifier_tells_upside_down_cards(classifier):
+    rendered = render_table(60_100_000, n_centre=10)
+    cards = [c for c in rendered.truth["cards"] if not c["truncated"] and c["occluded"] < 0.1]
+    upright = [warp_crop(rendered.image, np.array(c["corners"])) for c in cards]
+    flipped = [warp_crop(rendered.image, rotate_corners(np.array(c["corners"]), 2)) for c in cards]
+    up = classifier.classify(upright)
+    down = classifier.classify(flipped)
+    assert sum(not p.upside_down for p in up) >= 0.9 * len(cards)
+    assert sum(p.upside_down for p in down) >= 0.9 * len(cards)
+
+
+def test_not_a_card_crops_are_not_confident_cards(classifier):
+    rng = np.random.default_rng(0)
+    crops = [
+        np.full((64, 48, 3), (60, 90, 140), np.uint8),  # bare wood
+        rng.integers(0, 255, (64, 48, 3), np.uint8),  # noise
+        cv2.circle(np.full((64, 48, 3), 40, np.uint8), (24, 32), 12, (150, 150, 155), -1),  # a coin
+        np.full((64, 48, 3), (120, 160, 220), np.uint8),  # a hand
+    ]
+    for p in classifier.classify(crops):
+        assert p.label == "none" or p.confidence < MIN_CONFIDENCE
+
+
+def test_cli_scan_json_contract(tmp_path):
+    rendered = render_table(60_200_000, n_centre=6)
+    path = tmp_path / "table.jpg"
+    cv2.imwrite(str(path), rendered.image)
+    result = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "scan", str(path), str(path), "--json"], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(lines) == 2 and lines[0] == lines[1]
+    first = lines[0]
+    assert set(first) == {"image", "cards", "target"} and first["image"] == str(path)
+    assert first["cards"]
+    for card in first["cards"]:
+        assert {"label", "corners", "confidence", "zone"} <= set(card)
+        assert card["label"] in LABELS and len(card["corners"]) == 4 and 0 <= card["confidence"] <= 1
+    missing = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "scan", str(tmp_path / "nope.jpg"), "--json"],
+        capture_output=True,
+        text=True,
+    )
+    assert missing.returncode == 1 and "cannot read" in missing.stderr and "Traceback" not in missing.stderr
+    profile = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "scan", str(path), "--profile", "x.npz"], capture_output=True, text=True
+    )
+    assert profile.returncode == 2 and "profile" in profile.stderr and "Traceback" not in profile.stderr
