@@ -38,7 +38,7 @@ TRAIN_FONTS = (
     cv2.FONT_HERSHEY_COMPLEX_SMALL,
 )
 HELDOUT_FONTS = (cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_SCRIPT_COMPLEX)
-TRAIN_LAYOUTS = ("border", "full", "band")
+TRAIN_LAYOUTS = ("border", "full", "band", "badge", "diamond", "ring", "split")
 HELDOUT_LAYOUT = "circle"
 PATTERNS = ("none", "stripes", "dots", "grid")
 
@@ -65,6 +65,9 @@ class ArtStyle:
     back_ink: tuple[int, int, int]  # numeral colour on the black backs
     tweak_colour: tuple[int, int, int]  # main colour of the T! cards
     heldout: bool = False
+    stretch: float = 1.0  # numeral width / height factor
+    shear: float = 0.0  # numeral slant
+    back_ornament: str = "none"  # none | diamond | ring | bars (training styles only)
 
 
 def random_style(rng: random.Random, heldout: bool = False) -> ArtStyle:
@@ -98,6 +101,9 @@ def random_style(rng: random.Random, heldout: bool = False) -> ArtStyle:
         back_ink=back_ink,  # type: ignore[arg-type]
         tweak_colour=tweak_colour,  # type: ignore[arg-type]
         heldout=heldout,
+        stretch=1.0 if heldout else rng.uniform(0.75, 1.3),
+        shear=0.0 if heldout else rng.uniform(-0.25, 0.25),
+        back_ornament="none" if heldout else rng.choice(("none", "diamond", "ring", "bars")),
     )
 
 
@@ -121,6 +127,21 @@ def _text(
     (w, h), base = cv2.getTextSize(text, font, scale, thickness)
     org = (int(centre[0] - w / 2), int(centre[1] + h / 2))
     cv2.putText(img, text, org, font, scale, colour, thickness, cv2.LINE_AA)
+
+
+def _numeral(img: np.ndarray, text: str, centre: tuple[float, float], height: float, colour, style: ArtStyle,
+             weight: float = 1.0) -> None:
+    """The big numeral: drawn on a mask, stretched and slanted by the style, then painted."""
+    if style.stretch == 1.0 and style.shear == 0.0:
+        _text(img, text, centre, height, colour, style, weight)
+        return
+    mask = np.zeros(img.shape[:2], np.uint8)
+    _text(mask, text, centre, height, 255, style, weight)
+    cx, cy = centre
+    affine = np.float32([[style.stretch, style.shear, cx - style.stretch * cx - style.shear * cy], [0, 1, 0]])
+    mask = cv2.warpAffine(mask, affine, (img.shape[1], img.shape[0]), flags=cv2.INTER_LINEAR)
+    alpha = mask.astype(np.float32)[..., None] / 255.0
+    img[:] = (img * (1 - alpha) + np.array(colour, np.float32) * alpha).astype(np.uint8)
 
 
 def _pattern(img: np.ndarray, style: ArtStyle, colour, rng: random.Random) -> None:
@@ -172,13 +193,34 @@ def _face(colour_name: str, value: int, style: ArtStyle, rng: random.Random) -> 
         _pattern(img, style, colour, rng)
         cv2.rectangle(img, (0, 0), (CARD_W, int(CARD_H * 0.22)), colour, -1)
         cv2.rectangle(img, (0, int(CARD_H * 0.8)), (CARD_W, CARD_H), colour, -1)
+    elif style.layout == "badge":  # the numeral on a coloured rounded square
+        _pattern(img, style, colour, rng)
+        r = int(CARD_W * 0.36)
+        cv2.rectangle(img, (CARD_W // 2 - r, CARD_H // 2 - r), (CARD_W // 2 + r, CARD_H // 2 + r), colour, -1)
+        ink = style.paper
+    elif style.layout == "diamond":
+        _pattern(img, style, colour, rng)
+        c, rx, ry = (CARD_W // 2, CARD_H // 2), int(CARD_W * 0.46), int(CARD_H * 0.4)
+        pts = np.array([[c[0], c[1] - ry], [c[0] + rx, c[1]], [c[0], c[1] + ry], [c[0] - rx, c[1]]], np.int32)
+        cv2.fillConvexPoly(img, pts, colour, cv2.LINE_AA)
+        ink = style.paper
+    elif style.layout == "ring":  # a coloured ring around a coloured numeral
+        _pattern(img, style, colour, rng)
+        cv2.circle(img, (CARD_W // 2, CARD_H // 2), int(CARD_W * 0.4), colour, max(4, int(CARD_W * 0.05)),
+                   cv2.LINE_AA)
+    elif style.layout == "split":  # two tones, split on the diagonal
+        img[:] = style.paper
+        tri = np.array([[0, CARD_H], [CARD_W, 0], [CARD_W, CARD_H]], np.int32)
+        cv2.fillConvexPoly(img, tri, colour, cv2.LINE_AA)
+        cv2.rectangle(img, (int(CARD_W * 0.2), int(CARD_H * 0.28)), (int(CARD_W * 0.8), int(CARD_H * 0.72)),
+                      style.paper, -1)
     else:  # circle (held out)
         _pattern(img, style, colour, rng)
         cv2.circle(img, (CARD_W // 2, CARD_H // 2), int(CARD_W * 0.42), colour, -1, cv2.LINE_AA)
         ink = style.paper
     cx = CARD_W * (0.5 + style.numeral_dx)
     cy = CARD_H * (0.5 + style.numeral_dy)
-    _text(img, str(value), (cx, cy), CARD_H * 0.34 * style.numeral_scale, ink, style, 1.3)
+    _numeral(img, str(value), (cx, cy), CARD_H * 0.34 * style.numeral_scale, ink, style, 1.3)
     # a 6 is underlined (the draw for other values is kept so that renders stay as they were)
     underline = value in (6, 1) or rng.random() < 0.5
     if underline and value == 6:
@@ -214,7 +256,16 @@ def _back(number: int, style: ArtStyle, rng: random.Random) -> np.ndarray:
         cv2.rectangle(img, (12, 12), (CARD_W - 12, CARD_H - 12), style.back_ink, 2, cv2.LINE_AA)
     if style.heldout:
         cv2.circle(img, (CARD_W // 2, CARD_H // 2), int(CARD_W * 0.38), style.back_ink, 2, cv2.LINE_AA)
-    _text(
+    c = (CARD_W // 2, CARD_H // 2)
+    if style.back_ornament == "diamond":
+        pts = np.array([[c[0], c[1] - 110], [c[0] + 80, c[1]], [c[0], c[1] + 110], [c[0] - 80, c[1]]], np.int32)
+        cv2.polylines(img, [pts], True, style.back_ink, 2, cv2.LINE_AA)
+    elif style.back_ornament == "ring":
+        cv2.ellipse(img, c, (int(CARD_W * 0.4), int(CARD_H * 0.36)), 0, 0, 360, style.back_ink, 2, cv2.LINE_AA)
+    elif style.back_ornament == "bars":
+        for y in (int(CARD_H * 0.15), int(CARD_H * 0.85)):
+            cv2.line(img, (30, y), (CARD_W - 30, y), style.back_ink, 3, cv2.LINE_AA)
+    _numeral(
         img,
         str(number),
         (CARD_W * (0.5 + style.numeral_dx / 2), CARD_H * 0.5),
