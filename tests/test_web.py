@@ -238,3 +238,15 @@ def test_unknown_routes_and_methods_are_4xx(app):
     assert client.get("/api/nothing").status_code == 404
     assert client.get("/api/matches/1/turn").status_code == 405
     assert client.delete("/api/matches").status_code == 405
+
+
+def test_camera_view_of_the_virtual_table(referee):
+    match_id = new_match(referee)
+    res = referee.client.get(f"/api/matches/{match_id}/camera.jpg")
+    assert res.status_code == 200 and res.mimetype == "image/jpeg"
+    import cv2
+    import numpy as np
+
+    image = cv2.imdecode(np.frombuffer(res.data, np.uint8), cv2.IMREAD_COLOR)
+    assert image.shape == (540, 960, 3)
+    assert referee.client.get("/api/matches/999/camera.jpg").status_code == 404

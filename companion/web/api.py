@@ -78,6 +78,31 @@ def record(match_id: int):
     )
 
 
+@bp.get("/matches/<int:match_id>/camera.jpg")
+def camera(match_id: int):
+    """The (virtual) camera's view of the current state, the scanner's readings outlined."""
+    from .camera import camera_jpeg
+
+    live = get_service(current_app).get(match_id)
+    data = camera_jpeg(live, _scanner(), current_app.extensions.setdefault("tweak_camera_cache", {}))
+    if data is None:
+        abort(404, description="no round on the table yet")
+    return Response(data, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+def _scanner():
+    """The scanner with the shipped models, loaded once; None when they are missing."""
+    if "tweak_scanner" not in current_app.extensions:
+        try:
+            from scanner.pipeline import load_scanner
+
+            current_app.extensions["tweak_scanner"] = load_scanner()
+        except (FileNotFoundError, ImportError) as err:
+            current_app.logger.warning("camera view without recognition: %s", err)
+            current_app.extensions["tweak_scanner"] = None
+    return current_app.extensions["tweak_scanner"]
+
+
 @bp.get("/matches/<int:match_id>/stream")
 def stream(match_id: int):
     """Server-sent events: one message per new version of the match (phones then fetch the state)."""

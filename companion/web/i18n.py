@@ -36,6 +36,7 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
     "Target": ("Objetivo", "Cible", "Doel", "Mål"),
     "Turn": ("Turno", "Tour", "Beurt", "Tur"),
     "Table": ("Mesa", "Table", "Tafel", "Bord"),
+    "Camera": ("Cámara", "Caméra", "Camera", "Kamera"),
     "Hand": ("Mano", "Main", "Hand", "Hand"),
     "Deck": ("Mazo", "Pioche", "Stapel", "Lek"),
     "T! pile": ("Pila T!", "Pile T!", "T!-stapel", "T!-hög"),

@@ -129,8 +129,9 @@ def _text(
     cv2.putText(img, text, org, font, scale, colour, thickness, cv2.LINE_AA)
 
 
-def _numeral(img: np.ndarray, text: str, centre: tuple[float, float], height: float, colour, style: ArtStyle,
-             weight: float = 1.0) -> None:
+def _numeral(
+    img: np.ndarray, text: str, centre: tuple[float, float], height: float, colour, style: ArtStyle, weight: float = 1.0
+) -> None:
     """The big numeral: drawn on a mask, stretched and slanted by the style, then painted."""
     if style.stretch == 1.0 and style.shear == 0.0:
         _text(img, text, centre, height, colour, style, weight)
@@ -206,14 +207,14 @@ def _face(colour_name: str, value: int, style: ArtStyle, rng: random.Random) -> 
         ink = style.paper
     elif style.layout == "ring":  # a coloured ring around a coloured numeral
         _pattern(img, style, colour, rng)
-        cv2.circle(img, (CARD_W // 2, CARD_H // 2), int(CARD_W * 0.4), colour, max(4, int(CARD_W * 0.05)),
-                   cv2.LINE_AA)
+        cv2.circle(img, (CARD_W // 2, CARD_H // 2), int(CARD_W * 0.4), colour, max(4, int(CARD_W * 0.05)), cv2.LINE_AA)
     elif style.layout == "split":  # two tones, split on the diagonal
         img[:] = style.paper
         tri = np.array([[0, CARD_H], [CARD_W, 0], [CARD_W, CARD_H]], np.int32)
         cv2.fillConvexPoly(img, tri, colour, cv2.LINE_AA)
-        cv2.rectangle(img, (int(CARD_W * 0.2), int(CARD_H * 0.28)), (int(CARD_W * 0.8), int(CARD_H * 0.72)),
-                      style.paper, -1)
+        cv2.rectangle(
+            img, (int(CARD_W * 0.2), int(CARD_H * 0.28)), (int(CARD_W * 0.8), int(CARD_H * 0.72)), style.paper, -1
+        )
     else:  # circle (held out)
         _pattern(img, style, colour, rng)
         cv2.circle(img, (CARD_W // 2, CARD_H // 2), int(CARD_W * 0.42), colour, -1, cv2.LINE_AA)

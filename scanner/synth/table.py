@@ -421,6 +421,11 @@ def render_table(
     style = style or random_style(rng, heldout=heldout_style)
     cond = conditions or random_conditions(rng, harsh=harsh, light=light)
     scene = random_scene(rng, n_centre=n_centre, uniform_labels=uniform_labels)
+    return draw_scene(scene, cond, style, rng, seed)
+
+
+def draw_scene(scene: Scene, cond: Conditions, style: ArtStyle, rng: random.Random, seed: int) -> RenderedTable:
+    """Photograph ``scene``: camera, surface, cards, hand, lens and light, from ``rng``."""
     hom = _camera(scene, cond, rng)
     size = (cond.width, cond.height)
     # the surface, drawn at 1 px/mm over a margin around the table, then seen by the camera
@@ -537,3 +542,79 @@ def _photometric(frame: np.ndarray, cond: Conditions, rng: random.Random, record
     out = np.clip(img, 0, 255).astype(np.uint8)
     ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, cond.jpeg])
     return cv2.imdecode(data, cv2.IMREAD_COLOR)
+
+
+@dataclass
+class TableState:
+    """What a game state puts on the table, for the virtual camera."""
+
+    players: int
+    table: list[str]  # face-up centre cards, as labels ("red-5")
+    deck_back: int | None  # the deck's top back; None once the deck is gone (the blue card shows)
+    tweak_pile: int  # T! cards left in the pile
+    tweak_cards: list[list[str]]  # per player: their face-up T! cards ("tweak-joker")
+    won: list[int]  # per player: cards in the won pile
+
+
+def state_scene(state: TableState, seed: int) -> Scene:
+    """A fixed table layout for a game state: the same card keeps its place from state to state
+    (centre slots in order), so a virtual camera sees only what the game changed."""
+    rng = random.Random(seed * 7919 + 17)
+    width, height = 900.0, 640.0
+    scene = Scene((width, height), players=state.players)
+    cx, cy = width / 2, height / 2
+    deck_pos = (cx - 50, cy - 150)
+    if state.deck_back is None:
+        scene.target = 7
+        scene.cards.append(PlacedCard("special-7", deck_pos, 2.0, "special"))
+    else:
+        scene.target = state.deck_back
+        scene.cards += [
+            PlacedCard("back-8", (deck_pos[0] + i * 0.4, deck_pos[1] - i * 0.6), 2.0, "under")
+            for i in range(min(4, max(0, (state.deck_back and 3))))
+        ]
+        scene.cards.append(PlacedCard(f"back-{state.deck_back}", (deck_pos[0] + 2, deck_pos[1] - 3), 2.0, "deck"))
+    if state.tweak_pile:
+        scene.cards.append(PlacedCard("tweak-back", (cx + 50, cy - 150), -3.0, "tweak_pile"))
+    jitter = [(rng.uniform(-4, 4), rng.uniform(-4, 4), rng.uniform(-6, 6)) for _ in range(40)]
+    cols = 6
+    for i, label in enumerate(state.table[:30]):
+        col, row = i % cols, i // cols
+        dx, dy, da = jitter[i]
+        x = cx + (col - (cols - 1) / 2) * 72 + dx
+        y = cy - 40 + row * 96 + dy
+        scene.cards.append(PlacedCard(label, (x, y), da, "centre"))
+    for p in range(state.players):
+        theta = math.pi / 2 + 2 * math.pi * p / state.players
+        base = (cx + (width / 2 - 75) * math.cos(theta), cy + (height / 2 - 75) * math.sin(theta))
+        facing = math.degrees(theta) - 90
+        if state.won[p]:
+            scene.cards.append(PlacedCard("back-9", base, facing + 8, "won_pile", p))
+        for k, label in enumerate(state.tweak_cards[p][:3]):
+            along = 75 * (k + 1)
+            pos = (base[0] - along * math.sin(theta), base[1] + along * math.cos(theta))
+            scene.cards.append(PlacedCard(label, pos, facing, "tweak_card", p))
+    return scene
+
+
+def render_state(state: TableState, seed: int, conditions: Conditions | None = None) -> RenderedTable:
+    """The virtual camera's photo of a game state: camera, light and deck art fixed by ``seed``."""
+    rng = random.Random(seed)
+    style = random_style(rng)
+    cond = conditions or Conditions(
+        1280,
+        720,
+        rng.choice(("wood", "felt", "cloth")),
+        "neutral",
+        5000,
+        0.02,
+        -0.03,
+        0.2,
+        False,
+        False,
+        0.4,
+        2.0,
+        90,
+        False,
+    )
+    return draw_scene(state_scene(state, seed), cond, style, rng, seed)

@@ -138,6 +138,7 @@
     lastVersion = s.version;
     render();
     app.dataset.version = String(s.version);
+    if (s.round) $("camera").src = "/api/matches/" + matchId + "/camera.jpg?v=" + s.version;
   }
 
   async function post(path, body) {
