@@ -55,12 +55,13 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _scan(args: argparse.Namespace) -> int:
     import cv2
 
+    from .calibration import CalibrationError
     from .pipeline import load_scanner
     from .profile import ProfileError
 
     try:
-        scanner = load_scanner(args.profile, args.mat, args.players)
-    except (ProfileError, FileNotFoundError) as err:
+        scanner = load_scanner(args.profile, args.mat, args.players, args.detector, args.calibration)
+    except (ProfileError, FileNotFoundError, CalibrationError) as err:
         print(f"tweak scan: {err}", file=sys.stderr)
         return 2
     status = 0
@@ -98,6 +99,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--profile", help="a deck profile from tweak enrol")
     p.add_argument("--mat", choices=("A3", "A2"), help="the printed mat on the table (zones, colour reference)")
     p.add_argument("--players", type=int, help="players at the table (player zones on the mat)")
+    p.add_argument("--calibration", help="zones without a mat: a saved calibration (JSON)")
+    p.add_argument(
+        "--detector",
+        choices=("auto", "classical", "learned"),
+        default="auto",
+        help="card detection: classical OpenCV, the learned finder, or auto (learned when shipped)",
+    )
     p.set_defaults(run=_scan)
 
     p = sub.add_parser("mat", help="the printable play mat with its ArUco markers")

@@ -62,12 +62,14 @@ class Scanner:
         players: int | None = None,
         profile: Any = None,
         finder: Any = None,
+        calibration: Any = None,
     ) -> None:
         self.classifier = classifier or CardClassifier()
         self.mat_layout = mat_layout
         self.players = players
         self.profile = profile
         self.finder = finder  # the learned card finder (scanner.segment), or None: classical detection
+        self.calibration = calibration  # zones without a mat (scanner.calibration)
 
     def scan(self, frame: np.ndarray) -> ScanResult:
         started = time.perf_counter()
@@ -90,7 +92,12 @@ class Scanner:
             order = np.argsort(pred.probabilities)[::-1][:3]
             labels = self.classifier.labels
             candidates = [(labels[i], float(pred.probabilities[i])) for i in order if labels[i] != "none"]
-            zone = mat.zone_of(corners, self.players) if mat is not None else None
+            if mat is not None:
+                zone = mat.zone_of(corners, self.players)
+            elif self.calibration is not None:
+                zone = self.calibration.zone_of(corners, (frame.shape[1], frame.shape[0]))
+            else:
+                zone = None
             cards.append(ScannedCard(pred.label, corners, confidence, zone, det.touching, candidates))
         target = find_target(cards)
         return ScanResult(cards, target, mat, (time.perf_counter() - started) * 1000, rejected)
@@ -117,7 +124,11 @@ def find_target(cards: list[ScannedCard]) -> int | None:
 
 
 def load_scanner(
-    profile: str | None = None, mat: str | None = None, players: int | None = None, detector: str = "auto"
+    profile: str | None = None,
+    mat: str | None = None,
+    players: int | None = None,
+    detector: str = "auto",
+    calibration: str | None = None,
 ) -> Scanner:
     """The scanner with the shipped models; ``detector``: classical, learned, or auto (learned if shipped)."""
     from .profile import load_profile
@@ -126,4 +137,7 @@ def load_scanner(
     layout = MatLayout.paper(mat) if mat else None
     use_finder = detector == "learned" or (detector == "auto" and DEFAULT_MODEL.exists())
     finder = CardFinder() if use_finder else None
-    return Scanner(CardClassifier(), layout, players, load_profile(Path(profile)) if profile else None, finder)
+    from .calibration import load_calibration
+
+    zones = load_calibration(Path(calibration)) if calibration else None
+    return Scanner(CardClassifier(), layout, players, load_profile(Path(profile)) if profile else None, finder, zones)

@@ -89,3 +89,28 @@ def test_rendered_mat_scene_is_found():
     layout = MatLayout(mat["width"], mat["height"], mat["marker"], mat["inset"])
     view = find_mat(rendered.image, layout)
     assert view is not None and view.markers >= 3
+
+
+def test_calibration_zones_without_a_mat(tmp_path):
+    from scanner.calibration import Calibration, CalibrationError, load_calibration
+
+    cal = Calibration(
+        (1280, 720),
+        {
+            "deck": np.float32([[0, 0], [200, 0], [200, 200], [0, 200]]),
+            "centre": np.float32([[300, 200], [900, 200], [900, 600], [300, 600]]),
+        },
+    )
+    path = tmp_path / "cal.json"
+    cal.save(path)
+    loaded = load_calibration(path)
+    card = np.float32([[500, 300], [560, 300], [560, 384], [500, 384]])
+    assert loaded.zone_of(card, (1280, 720)) == "centre"
+    assert loaded.zone_of(card / 2, (640, 360)) == "centre"  # another frame size scales
+    assert loaded.zone_of(card + 600, (1280, 720)) == "table"
+    path.write_text('{"version": 1, "size": [10], "zones": {}}')
+    with pytest.raises(CalibrationError, match="size"):
+        load_calibration(path)
+    path.write_text("{oops")
+    with pytest.raises(CalibrationError, match="line 1"):
+        load_calibration(path)
