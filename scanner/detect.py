@@ -129,8 +129,14 @@ def _contains(outer: np.ndarray, inner: np.ndarray) -> float:
     return float(inter / max(cv2.contourArea(inner.astype(np.float32)), 1e-6))
 
 
-def detect_cards(frame: np.ndarray) -> list[Detection]:
-    """Every complete card in ``frame`` (BGR), corners in the frame's pixels."""
+def detect_cards(
+    frame: np.ndarray, area_range: tuple[float, float] | None = None, consistent: bool = True
+) -> list[Detection]:
+    """Every complete card in ``frame`` (BGR), corners in the frame's pixels.
+
+    ``area_range`` (pixels of ``frame``) replaces the default size limits, and ``consistent=False``
+    skips the whole-frame size consistency: both for searching one card in a small region.
+    """
     h, w = frame.shape[:2]
     scale = WORK_WIDTH / w if w > WORK_WIDTH else 1.0
     small = (
@@ -138,6 +144,10 @@ def detect_cards(frame: np.ndarray) -> list[Detection]:
     )
     sh, sw = small.shape[:2]
     frame_area = sh * sw
+    if area_range is None:
+        low, high = MIN_AREA_FRACTION * frame_area, MAX_AREA_FRACTION * frame_area
+    else:
+        low, high = area_range[0] * scale * scale, area_range[1] * scale * scale
     candidates: list[tuple[np.ndarray, float]] = []
     edge_maps = _edges(small)
     support_map = cv2.dilate(edge_maps[0], cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5)))
@@ -145,7 +155,7 @@ def detect_cards(frame: np.ndarray) -> list[Detection]:
         contours, _ = cv2.findContours(binary, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
             area = cv2.contourArea(contour)
-            if not MIN_AREA_FRACTION * frame_area <= area <= MAX_AREA_FRACTION * frame_area:
+            if not low <= area <= high:
                 continue
             fitted = _quad_from_contour(contour)
             if fitted is None:
@@ -183,7 +193,8 @@ def detect_cards(frame: np.ndarray) -> list[Detection]:
     # whole-frame consistency: cards of one frame are about the same size
     areas = np.array([cv2.contourArea(q) for q, _ in kept])
     median = float(np.median(areas))
-    kept = [(q, f) for (q, f), a in zip(kept, areas) if 0.45 * median <= a <= 2.2 * median]
+    if consistent:
+        kept = [(q, f) for (q, f), a in zip(kept, areas) if 0.45 * median <= a <= 2.2 * median]
     # a big quad that holds several cards is a group of cards (or a mat), not one card
     kept = [(q, f) for q, f in kept if sum(_contains(q, o) > 0.8 for o, _ in kept if o is not q) == 0]
     # cut by the frame's edge: not a complete card

@@ -13,12 +13,13 @@ import cv2
 import numpy as np
 
 from .crops import order_portrait
-from .detect import EDGE_MARGIN, Detection, _grow, _iou, _shape_ok, detect_cards
+from .detect import EDGE_MARGIN, Detection, _grow, _iou, detect_cards
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_MODEL = MODELS_DIR / "card_finder.onnx"
 INPUT_WIDTH = 512
 SHRINK = 0.7  # the marked inner part is the card scaled by this about its centre
+THRESHOLD = 0.85  # probability over which a pixel is inside a card (higher: touching cards split)
 
 
 def input_size(w: int, h: int) -> tuple[int, int]:
@@ -43,6 +44,30 @@ def interior_mask(
         else:
             cv2.fillConvexPoly(target, np.round(inner).astype(np.int32), 1)
     return target, weight
+
+
+def refine(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Put a rough quad on the card's real edges: OpenCV's contour search in a region around it,
+    with thresholds that adapt to that region (a white card on a white mat, a black back on a
+    dark table), keeping the outline that agrees best with the rough one."""
+    h, w = frame.shape[:2]
+    centre = quad.mean(axis=0)
+    grown = _grow(quad, 1.45)
+    x0, y0 = np.floor(grown.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(grown.max(axis=0)).astype(int)
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    if x1 - x0 < 16 or y1 - y0 < 16:
+        return quad
+    area = float(cv2.contourArea(quad.astype(np.float32)))
+    found = detect_cards(frame[y0:y1, x0:x1], area_range=(0.55 * area, 1.6 * area), consistent=False)
+    offset = np.array([x0, y0], np.float32)
+    best, best_iou = quad, 0.55
+    for det in found:
+        candidate = det.corners + offset
+        overlap = _iou(candidate, quad)
+        if overlap > best_iou and np.linalg.norm(candidate.mean(axis=0) - centre) < 0.25 * np.sqrt(area):
+            best, best_iou = candidate, overlap
+    return best
 
 
 class CardFinder:
@@ -70,7 +95,7 @@ class CardFinder:
         h, w = frame.shape[:2]
         prob = self.probabilities(frame)
         oh, ow = prob.shape
-        binary = (prob > 0.5).astype(np.uint8)
+        binary = (prob > THRESHOLD).astype(np.uint8)
         count, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=4)
         scale = np.array([w / ow, h / oh], np.float32)
         if classical is None:
@@ -83,21 +108,15 @@ class CardFinder:
             box = labels[y0 : y0 + stats[i, cv2.CC_STAT_HEIGHT], x0 : x0 + stats[i, cv2.CC_STAT_WIDTH]]
             ys, xs = np.nonzero(box == i)
             pts = np.stack([xs + x0 + 0.5, ys + y0 + 0.5], axis=1).astype(np.float32)
-            hull = cv2.convexHull(pts)
-            if len(hull) < 4:
-                rect = cv2.minAreaRect(pts)
-                inner = cv2.boxPoints(rect)
-            else:
-                inner = cv2.approxPolyN(hull, 4, ensure_convex=True).reshape(-1, 2)
-                if len(inner) != 4:
-                    inner = cv2.boxPoints(cv2.minAreaRect(pts))
+            # a blob is a blurred inner card: its minimum-area rectangle gives centre, size and angle
+            inner = cv2.boxPoints(cv2.minAreaRect(pts))
             quad = _grow(inner.astype(np.float32), 1 / SHRINK) * scale
             score = float(prob[labels == i].mean())
             best = max(classical, key=lambda d: _iou(d.corners, quad), default=None)
-            if best is not None and _iou(best.corners, quad) > 0.6:
+            if best is not None and _iou(best.corners, quad) > 0.5:
                 quad = best.corners  # the classical outline sits on the real edges
-            elif not _shape_ok(order_portrait(quad)):
-                quad = cv2.boxPoints(cv2.minAreaRect(quad.astype(np.float32))).astype(np.float32)
+            else:
+                quad = refine(frame, quad)
             if (
                 (quad[:, 0] < EDGE_MARGIN).any()
                 or (quad[:, 1] < EDGE_MARGIN).any()
