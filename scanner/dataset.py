@@ -48,7 +48,7 @@ def _inside(corners: np.ndarray, w: int, h: int) -> bool:
 
 
 def scene_crops(
-    seed: int, harsh: bool, heldout_style: bool, jitter: float = 0.025, negatives: int = 3, light: str | None = None
+    seed: int, harsh: bool, heldout_style: bool, jitter: float = 0.07, negatives: int = 3, light: str | None = None
 ) -> Iterator[tuple[np.ndarray, int, int, str, bool]]:
     """(crop, class, flipped, light, heldout) for every usable card of one rendered scene, plus negatives."""
     rendered = render_table(seed, harsh=harsh, heldout_style=heldout_style, uniform_labels=True, light=light)
@@ -60,7 +60,8 @@ def scene_crops(
     for card in cards:
         if card["occluded"] > MAX_OCCLUDED:
             continue
-        corners = _jitter(np.array(card["corners"], np.float32), rng, jitter)
+        # corners as a detector finds them: some exact, some several pixels off
+        corners = _jitter(np.array(card["corners"], np.float32), rng, jitter * rng.random())
         flipped = rng.random() < 0.5
         crop = warp_crop(rendered.image, rotate_corners(corners, 2) if flipped else corners)
         yield crop, CLASS_INDEX[card["label"]], int(flipped), light_name, heldout_style

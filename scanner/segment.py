@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 
 from .crops import order_portrait
-from .detect import EDGE_MARGIN, Detection, _grow, _iou, detect_cards
+from .detect import EDGE_MARGIN, Detection, _edge_support, _grow, _iou, detect_cards
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_MODEL = MODELS_DIR / "card_finder.onnx"
@@ -70,6 +70,50 @@ def refine(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return best
 
 
+CARD_ASPECT = 88 / 63
+
+
+def _dominant_angle(gray: np.ndarray) -> float | None:
+    """The orientation (radians, modulo 90 degrees) of the strongest straight edges in a patch."""
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    mag = cv2.magnitude(gx, gy)
+    if float(mag.max()) < 1e-3:
+        return None
+    angle = np.mod(np.arctan2(gy, gx), np.pi / 2)
+    hist, edges = np.histogram(angle, bins=45, range=(0, np.pi / 2), weights=mag)
+    hist = np.convolve(np.concatenate([hist[-2:], hist, hist[:2]]), np.ones(5) / 5, mode="valid")
+    peak = int(hist.argmax())
+    return float((edges[peak] + edges[peak + 1]) / 2)
+
+
+def _rect(centre: np.ndarray, long_side: float, angle: float) -> np.ndarray:
+    short = long_side / CARD_ASPECT
+    c, s = np.cos(angle), np.sin(angle)
+    u = np.array([c, s], np.float32) * short / 2
+    v = np.array([-s, c], np.float32) * long_side / 2
+    return np.array([centre - u - v, centre + u - v, centre + u + v, centre - u + v], np.float32)
+
+
+def shape_blob(frame_gray: np.ndarray, edges: np.ndarray, centre: np.ndarray, long_side: float) -> np.ndarray:
+    """A card-shaped quad at a blob: orientation from the image's edges around it, the long side
+    chosen by which outline lies on more edges."""
+    h, w = frame_gray.shape
+    r = int(long_side * 0.75)
+    x0, y0 = max(int(centre[0]) - r, 0), max(int(centre[1]) - r, 0)
+    x1, y1 = min(int(centre[0]) + r, w), min(int(centre[1]) + r, h)
+    angle = _dominant_angle(frame_gray[y0:y1, x0:x1]) if x1 - x0 > 8 and y1 - y0 > 8 else None
+    if angle is None:
+        angle = 0.0
+    best, best_support = None, -1.0
+    for a in (angle, angle + np.pi / 2):
+        quad = _rect(centre.astype(np.float32), long_side, a)
+        support = _edge_support(edges, quad)
+        if support > best_support:
+            best, best_support = quad, support
+    return best
+
+
 class CardFinder:
     def __init__(self, model: str | Path = DEFAULT_MODEL, threads: int = 1) -> None:
         import onnxruntime as ort
@@ -100,6 +144,15 @@ class CardFinder:
         scale = np.array([w / ow, h / oh], np.float32)
         if classical is None:
             classical = detect_cards(frame)
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        edges = cv2.dilate(cv2.Canny(cv2.GaussianBlur(gray, (5, 5), 0), 30, 90), np.ones((3, 3), np.uint8))
+        # cards of one frame are about the same size: the blobs' median gives it
+        sizes = [
+            np.sqrt(stats[i, cv2.CC_STAT_AREA] * scale[0] * scale[1] * CARD_ASPECT) / SHRINK
+            for i in range(1, count)
+            if stats[i, cv2.CC_STAT_AREA] >= 6
+        ]
+        typical = float(np.median(sizes)) if sizes else 0.0
         found: list[Detection] = []
         for i in range(1, count):
             if stats[i, cv2.CC_STAT_AREA] < 6:
@@ -108,10 +161,11 @@ class CardFinder:
             box = labels[y0 : y0 + stats[i, cv2.CC_STAT_HEIGHT], x0 : x0 + stats[i, cv2.CC_STAT_WIDTH]]
             ys, xs = np.nonzero(box == i)
             pts = np.stack([xs + x0 + 0.5, ys + y0 + 0.5], axis=1).astype(np.float32)
-            # a blob is a blurred inner card: its minimum-area rectangle gives centre, size and angle
-            inner = cv2.boxPoints(cv2.minAreaRect(pts))
-            quad = _grow(inner.astype(np.float32), 1 / SHRINK) * scale
-            score = float(prob[labels == i].mean())
+            centre = pts.mean(axis=0) * scale
+            own = np.sqrt(len(pts) * scale[0] * scale[1] * CARD_ASPECT) / SHRINK
+            long_side = own if not 0.6 * typical < own < 1.5 * typical else 0.5 * (own + typical)
+            quad = shape_blob(gray, edges, centre, long_side)
+            score = float(prob[y0 : y0 + box.shape[0], x0 : x0 + box.shape[1]][box == i].mean())
             best = max(classical, key=lambda d: _iou(d.corners, quad), default=None)
             if best is not None and _iou(best.corners, quad) > 0.5:
                 quad = best.corners  # the classical outline sits on the real edges

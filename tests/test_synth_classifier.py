@@ -142,3 +142,34 @@ def test_cli_scan_json_contract(tmp_path):
         [sys.executable, "-m", "companion.cli", "scan", str(path), "--profile", "x.npz"], capture_output=True, text=True
     )
     assert profile.returncode == 2 and "profile" in profile.stderr and "Traceback" not in profile.stderr
+
+
+def test_learned_finder_and_pipeline_on_a_rendered_table():
+    from scanner.metrics import expected_cards, match
+    from scanner.pipeline import load_scanner
+    from scanner.segment import CardFinder
+
+    rendered = render_table(60_300_000, n_centre=10)
+    required, _ = expected_cards(rendered.truth)
+    found = CardFinder().find(rendered.image)
+    pairs = match([np.array(c["corners"]) for c in required], [d.corners for d in found])
+    assert len(pairs) >= 0.85 * len(required)
+    result = load_scanner(detector="learned").scan(rendered.image)
+    pairs = match([np.array(c["corners"]) for c in required], [c.corners for c in result.cards])
+    right = sum(result.cards[j].label == required[i]["label"] for i, j in pairs)
+    assert right >= 0.8 * len(required)
+
+
+def test_virtual_camera_shows_the_game_state():
+    from scanner.pipeline import load_scanner
+    from scanner.synth.table import TableState, render_state
+
+    state = TableState(3, ["red-5", "blue-2", "green-3", "yellow-1"], 9, 8, [["tweak-joker"], [], []], [5, 0, 3])
+    first = render_state(state, 4)
+    again = render_state(state, 4)
+    assert np.array_equal(first.image, again.image)
+    labels = sorted(c["label"] for c in first.truth["cards"] if c["role"] == "centre")
+    assert labels == ["blue-2", "green-3", "red-5", "yellow-1"] and first.truth["target"] == 9
+    result = load_scanner().scan(first.image)
+    seen = sorted(c.label for c in result.cards if c.label in labels)
+    assert len(seen) >= 3
