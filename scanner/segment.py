@@ -114,6 +114,47 @@ def shape_blob(frame_gray: np.ndarray, edges: np.ndarray, centre: np.ndarray, lo
     return best
 
 
+def _components(mask: np.ndarray) -> list[np.ndarray]:
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=4)
+    out = []
+    for i in range(1, count):
+        if stats[i, cv2.CC_STAT_AREA] < 6:
+            continue
+        x0, y0 = stats[i, cv2.CC_STAT_LEFT], stats[i, cv2.CC_STAT_TOP]
+        box = labels[y0 : y0 + stats[i, cv2.CC_STAT_HEIGHT], x0 : x0 + stats[i, cv2.CC_STAT_WIDTH]]
+        ys, xs = np.nonzero(box == i)
+        out.append(np.stack([xs + x0 + 0.5, ys + y0 + 0.5], axis=1).astype(np.float32))
+    return out
+
+
+def _split_blobs(prob: np.ndarray) -> list[tuple[np.ndarray, float]]:
+    """Blobs of inner card (pixel coordinates of the map) and their mean probability. A blob much
+    bigger than the typical one is two touching cards: a higher threshold inside it splits them."""
+    blobs = _components(prob > THRESHOLD)
+    if not blobs:
+        return []
+    typical = float(np.median([len(b) for b in blobs]))
+    out: list[np.ndarray] = []
+    for blob in blobs:
+        parts = [blob]
+        if len(blob) > 1.7 * typical:
+            x0, y0 = np.floor(blob.min(axis=0)).astype(int)
+            x1, y1 = np.ceil(blob.max(axis=0)).astype(int) + 1
+            patch = prob[y0:y1, x0:x1]
+            for level in (0.93, 0.97, 0.99):
+                pieces = _components(patch > level)
+                pieces = [p for p in pieces if len(p) > 0.25 * typical]
+                if len(pieces) > 1:
+                    parts = [p + np.array([x0, y0], np.float32) for p in pieces]
+                    break
+        out += parts
+    scores = []
+    for pts in out:
+        xi, yi = pts[:, 0].astype(int), pts[:, 1].astype(int)
+        scores.append(float(prob[yi, xi].mean()))
+    return list(zip(out, scores))
+
+
 class CardFinder:
     def __init__(self, model: str | Path = DEFAULT_MODEL, threads: int = 1) -> None:
         import onnxruntime as ort
@@ -139,33 +180,26 @@ class CardFinder:
         h, w = frame.shape[:2]
         prob = self.probabilities(frame)
         oh, ow = prob.shape
-        binary = (prob > THRESHOLD).astype(np.uint8)
-        count, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=4)
+        blobs = _split_blobs(prob)
         scale = np.array([w / ow, h / oh], np.float32)
         if classical is None:
             classical = detect_cards(frame)
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         edges = cv2.dilate(cv2.Canny(cv2.GaussianBlur(gray, (5, 5), 0), 30, 90), np.ones((3, 3), np.uint8))
         # cards of one frame are about the same size: the blobs' median gives it
-        sizes = [
-            np.sqrt(stats[i, cv2.CC_STAT_AREA] * scale[0] * scale[1] * CARD_ASPECT) / SHRINK
-            for i in range(1, count)
-            if stats[i, cv2.CC_STAT_AREA] >= 6
-        ]
+        sizes = [np.sqrt(len(pts) * scale[0] * scale[1] * CARD_ASPECT) / SHRINK for pts, _ in blobs]
         typical = float(np.median(sizes)) if sizes else 0.0
         found: list[Detection] = []
-        for i in range(1, count):
-            if stats[i, cv2.CC_STAT_AREA] < 6:
-                continue
-            x0, y0 = stats[i, cv2.CC_STAT_LEFT], stats[i, cv2.CC_STAT_TOP]
-            box = labels[y0 : y0 + stats[i, cv2.CC_STAT_HEIGHT], x0 : x0 + stats[i, cv2.CC_STAT_WIDTH]]
-            ys, xs = np.nonzero(box == i)
-            pts = np.stack([xs + x0 + 0.5, ys + y0 + 0.5], axis=1).astype(np.float32)
+        for pts, score in blobs:
             centre = pts.mean(axis=0) * scale
             own = np.sqrt(len(pts) * scale[0] * scale[1] * CARD_ASPECT) / SHRINK
-            long_side = own if not 0.6 * typical < own < 1.5 * typical else 0.5 * (own + typical)
+            if own <= 0.6 * typical:
+                long_side = typical  # a piece of a split blob (or a small object: the classifier decides)
+            elif own < 1.5 * typical:
+                long_side = 0.5 * (own + typical)
+            else:
+                long_side = own
             quad = shape_blob(gray, edges, centre, long_side)
-            score = float(prob[y0 : y0 + box.shape[0], x0 : x0 + box.shape[1]][box == i].mean())
             best = max(classical, key=lambda d: _iou(d.corners, quad), default=None)
             if best is not None and _iou(best.corners, quad) > 0.5:
                 quad = best.corners  # the classical outline sits on the real edges
