@@ -155,6 +155,58 @@ def _split_blobs(prob: np.ndarray) -> list[tuple[np.ndarray, float]]:
     return list(zip(out, scores))
 
 
+def snap_to_edges(gray: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Move each side of a rough quad onto the card's outline: along the side, look outwards and
+    inwards for the strongest brightness step across it, fit a line through those points, and
+    intersect neighbouring lines for the corners. Sides with too little evidence stay put."""
+    h, w = gray.shape
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    band = max(3.0, 0.14 * float(sides.min()))
+    centre = quad.mean(axis=0)
+    lines = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        length = float(np.linalg.norm(b - a))
+        if length < 8:
+            return quad
+        d = (b - a) / length
+        n = np.array([-d[1], d[0]], np.float32)
+        if np.dot(n, (a + b) / 2 - centre) < 0:
+            n = -n  # outwards
+        ts = np.linspace(0.12, 0.88, max(8, int(length / 2)))
+        offs = np.arange(-band, band + 1, 1.0)
+        pts = (
+            a[None, None, :] + d[None, None, :] * (ts[:, None, None] * length) + n[None, None, :] * offs[None, :, None]
+        )
+        xi = np.clip(np.rint(pts[..., 0]).astype(int), 0, w - 1)
+        yi = np.clip(np.rint(pts[..., 1]).astype(int), 0, h - 1)
+        profile = gray[yi, xi].astype(np.float32)  # ts x offsets, from inside to outside
+        step = np.abs(np.diff(profile, axis=1))
+        best = step.argmax(axis=1)
+        strength = step.max(axis=1)
+        keep = strength > max(12.0, float(np.median(strength)) * 0.5)
+        if keep.sum() < 0.4 * len(ts):
+            lines.append(None)
+            continue
+        chosen = pts[np.arange(len(ts)), best][keep] + n * 0.5
+        vx, vy, x0, y0 = cv2.fitLine(chosen.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0], np.float32), np.array([vx, vy], np.float32)))
+    out = quad.copy()
+    for i in range(4):
+        prev_line, line = lines[i - 1], lines[i]
+        if prev_line is None or line is None:
+            continue
+        (p1, v1), (p2, v2) = prev_line, line
+        det = v1[0] * -v2[1] - v1[1] * -v2[0]
+        if abs(det) < 1e-3:
+            continue
+        t = ((p2 - p1)[0] * -v2[1] - (p2 - p1)[1] * -v2[0]) / det
+        corner = p1 + v1 * t
+        if np.linalg.norm(corner - quad[i]) < 2 * band:
+            out[i] = corner
+    return out
+
+
 class CardFinder:
     def __init__(self, model: str | Path = DEFAULT_MODEL, threads: int = 1) -> None:
         import onnxruntime as ort
@@ -204,7 +256,7 @@ class CardFinder:
             if best is not None and _iou(best.corners, quad) > 0.5:
                 quad = best.corners  # the classical outline sits on the real edges
             else:
-                quad = refine(frame, quad)
+                quad = snap_to_edges(gray, refine(frame, quad))
             if (
                 (quad[:, 0] < EDGE_MARGIN).any()
                 or (quad[:, 1] < EDGE_MARGIN).any()
