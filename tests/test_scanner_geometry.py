@@ -124,3 +124,15 @@ def test_calibration_zones_without_a_mat(tmp_path):
     path.write_text("{oops")
     with pytest.raises(CalibrationError, match="line 1"):
         load_calibration(path)
+
+
+def test_snap_to_edges_puts_a_rough_quad_on_the_card_outline():
+    from scanner.segment import snap_to_edges
+
+    img = np.full((300, 400), 60, np.uint8)
+    truth = np.float32([[150, 80], [240, 95], [222, 220], [132, 205]])
+    cv2.fillConvexPoly(img, truth.astype(np.int32), 230)
+    img = cv2.GaussianBlur(img, (3, 3), 0)
+    rough = truth + np.float32([[6, -5], [-4, 6], [5, 5], [-6, -4]])
+    snapped = snap_to_edges(img, rough)
+    assert np.abs(snapped - truth).max() < 2.0 < np.abs(rough - truth).max()
