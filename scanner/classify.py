@@ -46,6 +46,7 @@ class CardClassifier:
         self.version: int = self.meta["version"]
         inp = self.meta["input"]
         self.size = (inp["width"], inp["height"])
+        self.margin = float(inp.get("margin", 1.0))  # how much of the table around the card a crop takes
         self._mean = np.array(inp["mean"], np.float32).reshape(1, 3, 1, 1)
         self._std = np.array(inp["std"], np.float32).reshape(1, 3, 1, 1)
         self._scale = float(inp["scale"])

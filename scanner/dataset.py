@@ -13,7 +13,7 @@ from typing import Iterator
 
 import numpy as np
 
-from .crops import CROP_H, CROP_W, rotate_corners, warp_crop
+from .crops import CROP_H, CROP_W, card_crop, rotate_corners, warp_crop
 from .labels import CLASSES, NOT_A_CARD
 from .synth.table import render_table
 
@@ -48,7 +48,7 @@ def _inside(corners: np.ndarray, w: int, h: int) -> bool:
 
 
 def scene_crops(
-    seed: int, harsh: bool, heldout_style: bool, jitter: float = 0.07, negatives: int = 3, light: str | None = None
+    seed: int, harsh: bool, heldout_style: bool, jitter: float = 0.09, negatives: int = 3, light: str | None = None
 ) -> Iterator[tuple[np.ndarray, int, int, str, bool]]:
     """(crop, class, flipped, light, heldout) for every usable card of one rendered scene, plus negatives."""
     rendered = render_table(seed, harsh=harsh, heldout_style=heldout_style, uniform_labels=True, light=light)
@@ -63,7 +63,7 @@ def scene_crops(
         # corners as a detector finds them: some exact, some several pixels off
         corners = _jitter(np.array(card["corners"], np.float32), rng, jitter * rng.random())
         flipped = rng.random() < 0.5
-        crop = warp_crop(rendered.image, rotate_corners(corners, 2) if flipped else corners)
+        crop = card_crop(rendered.image, rotate_corners(corners, 2) if flipped else corners)
         yield crop, CLASS_INDEX[card["label"]], int(flipped), light_name, heldout_style
     # not-a-card crops: card-sized quads on the bare table, or half on a card
     sizes = [np.linalg.norm(np.array(c["corners"][1]) - np.array(c["corners"][0])) for c in cards] or [60.0]

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .classify import MIN_CONFIDENCE, CardClassifier
-from .crops import rotate_corners, warp_crop
+from .crops import card_crop, rotate_corners
 from .detect import detect_cards
 from .labels import back_number
 from .mat import MatLayout, MatView, find_mat
@@ -76,7 +76,7 @@ class Scanner:
         mat = find_mat(frame, self.mat_layout) if self.mat_layout is not None else None
         detections = self.finder.find(frame) if self.finder is not None else detect_cards(frame)
         source = mat.normalise_colour(frame) if mat is not None else frame
-        crops = [warp_crop(source, d.corners) for d in detections]
+        crops = [card_crop(source, d.corners, self.classifier.margin) for d in detections]
         if self.profile is not None:
             predictions = self.profile.classify(self.classifier, crops)
         else:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .crops import CROP_H, CROP_W
+from .crops import CROP_H, CROP_MARGIN, CROP_W
 from .dataset import CropSet, build
 from .labels import CLASSES
 
@@ -153,6 +153,7 @@ def train(
             "scale": 1 / 255,
             "mean": MEAN,
             "std": STD,
+            "margin": CROP_MARGIN,
         },
         "outputs": {"logits": "class scores (softmax)", "orientation": "[upright, upside down] scores"},
         "training": {

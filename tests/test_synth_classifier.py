@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from scanner.classify import MIN_CONFIDENCE, CardClassifier
-from scanner.crops import rotate_corners, warp_crop
+from scanner.crops import card_crop, rotate_corners
 from scanner.dataset import CLASS_INDEX, scene_crops
 from scanner.labels import LABELS, points
 from scanner.synth.cards import CARD_H, CARD_W, random_style, render_card
@@ -96,8 +96,8 @@ def test_shipped_classifier_names_rendered_cards(classifier):
 def test_classifier_tells_upside_down_cards(classifier):
     rendered = render_table(60_100_000, n_centre=10)
     cards = [c for c in rendered.truth["cards"] if not c["truncated"] and c["occluded"] < 0.1]
-    upright = [warp_crop(rendered.image, np.array(c["corners"])) for c in cards]
-    flipped = [warp_crop(rendered.image, rotate_corners(np.array(c["corners"]), 2)) for c in cards]
+    upright = [card_crop(rendered.image, np.array(c["corners"])) for c in cards]
+    flipped = [card_crop(rendered.image, rotate_corners(np.array(c["corners"]), 2)) for c in cards]
     up = classifier.classify(upright)
     down = classifier.classify(flipped)
     assert sum(not p.upside_down for p in up) >= 0.9 * len(cards)
