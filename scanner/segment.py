@@ -95,9 +95,12 @@ def _rect(centre: np.ndarray, long_side: float, angle: float) -> np.ndarray:
     return np.array([centre - u - v, centre + u - v, centre + u + v, centre - u + v], np.float32)
 
 
-def shape_blob(frame_gray: np.ndarray, edges: np.ndarray, centre: np.ndarray, long_side: float) -> np.ndarray:
-    """A card-shaped quad at a blob: orientation from the image's edges around it, the long side
-    chosen by which outline lies on more edges."""
+def shape_blob(
+    frame_gray: np.ndarray, edges: np.ndarray, centre: np.ndarray, long_side: float, blob_axis: float | None = None
+) -> np.ndarray:
+    """A card-shaped quad at a blob: orientation from the image's edges around it; the long side
+    along the blob's own long axis when the blob is clearly elongated, else where the outline lies
+    on more edges."""
     h, w = frame_gray.shape
     r = int(long_side * 0.75)
     x0, y0 = max(int(centre[0]) - r, 0), max(int(centre[1]) - r, 0)
@@ -105,6 +108,14 @@ def shape_blob(frame_gray: np.ndarray, edges: np.ndarray, centre: np.ndarray, lo
     angle = _dominant_angle(frame_gray[y0:y1, x0:x1]) if x1 - x0 > 8 and y1 - y0 > 8 else None
     if angle is None:
         angle = 0.0
+    if blob_axis is not None:
+        # _rect puts the long side at angle a + 90 degrees: take the candidate closest to the blob's
+        def off(a: float) -> float:
+            d = abs((a + np.pi / 2 - blob_axis) % np.pi)
+            return min(d, np.pi - d)
+
+        a = min((angle, angle + np.pi / 2), key=off)
+        return _rect(centre.astype(np.float32), long_side, a)
     best, best_support = None, -1.0
     for a in (angle, angle + np.pi / 2):
         quad = _rect(centre.astype(np.float32), long_side, a)
@@ -112,6 +123,17 @@ def shape_blob(frame_gray: np.ndarray, edges: np.ndarray, centre: np.ndarray, lo
         if support > best_support:
             best, best_support = quad, support
     return best
+
+
+def _long_axis(pts: np.ndarray) -> float | None:
+    """The angle of a blob's long axis (radians), or None when it is not clearly elongated."""
+    if len(pts) < 12:
+        return None
+    (_, _), (rw, rh), deg = cv2.minAreaRect(pts.astype(np.float32))
+    if min(rw, rh) <= 0 or max(rw, rh) / min(rw, rh) < 1.15:
+        return None
+    angle = np.deg2rad(deg)
+    return float(angle if rw >= rh else angle + np.pi / 2)
 
 
 def _components(mask: np.ndarray) -> list[np.ndarray]:
@@ -251,7 +273,7 @@ class CardFinder:
                 long_side = 0.5 * (own + typical)
             else:
                 long_side = own
-            quad = shape_blob(gray, edges, centre, long_side)
+            quad = shape_blob(gray, edges, centre, long_side, _long_axis(pts * scale))
             best = max(classical, key=lambda d: _iou(d.corners, quad), default=None)
             if best is not None and _iou(best.corners, quad) > 0.5:
                 quad = best.corners  # the classical outline sits on the real edges
