@@ -27,12 +27,8 @@ class Prediction:
 
 
 class CardClassifier:
-    """Names the card in each crop (CROP_H x CROP_W BGR uint8).
-
-    >>> clf = CardClassifier()  # doctest: +SKIP
-    >>> clf.classify([crop])[0].label  # doctest: +SKIP
-    'red-5'
-    """
+    """Names the card in each crop (CROP_H x CROP_W BGR uint8, see ``crops.card_crop``):
+    ``CardClassifier().classify([crop])[0].label`` gives e.g. ``'red-5'``."""
 
     def __init__(self, model: str | Path = DEFAULT_MODEL, threads: int = 1) -> None:
         import onnxruntime as ort
