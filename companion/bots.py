@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
-from .engine.cards import Card, TweakKind
+from .engine.cards import TweakKind
 from .engine.state import Discard, Play, Round, Sum, Turn, TweakUse, UseBomb, UseJoker, UseShifter, UseThief
 from .engine.sums import all_sums, best_sum
 
@@ -138,7 +138,3 @@ def make_policy(name: str) -> Policy:
     if name == "mixed":
         return MixedTable()
     raise ValueError(f"unknown policy {name!r} (one of {', '.join(POLICIES)})")
-
-
-def cards_text(cards: list[Card]) -> str:
-    return " + ".join(c.name for c in cards)

@@ -248,7 +248,7 @@ def parse_round(obj: dict, players: Sequence[str]) -> RoundLine:
     return RoundLine(number, dealer, colours, dealt, problem)
 
 
-def _parse_tweak(obj: Any, players: Sequence[str]) -> tuple[TweakUse | None, RuleError | None]:
+def _parse_tweak(obj: Any, players: Sequence[str]) -> TweakUse:
     """The form of a ``tweak`` field; the Joker's delta range is a rule (bad_tweak), checked later."""
     if not isinstance(obj, dict):
         raise _bad(f"tweak must be an object, not {json.dumps(obj)}")
@@ -262,14 +262,14 @@ def _parse_tweak(obj: Any, players: Sequence[str]) -> tuple[TweakUse | None, Rul
         _fields(obj, "tweak (joker)", ("card", "delta"))
         if not _is_int(obj["delta"]):
             raise _bad(f"tweak.delta must be a whole number, not {json.dumps(obj['delta'])}")
-        return UseJoker(obj["delta"]), None
+        return UseJoker(obj["delta"])
     if kind is TweakKind.SHIFTER:
         _fields(obj, "tweak (shifter)", ("card",))
-        return UseShifter(), None
+        return UseShifter()
     if kind is TweakKind.THIEF:
         _fields(obj, "tweak (thief)", ("card", "victim", "stolen"))
         victim = _player(obj["victim"], players, "tweak.victim")
-        return UseThief(victim, _card(obj["stolen"], "tweak.stolen")), None
+        return UseThief(victim, _card(obj["stolen"], "tweak.stolen"))
     _fields(obj, "tweak (bomb)", ("card", "cards"))
     cards = obj["cards"]
     if not isinstance(cards, dict):
@@ -277,7 +277,7 @@ def _parse_tweak(obj: Any, players: Sequence[str]) -> tuple[TweakUse | None, Rul
     pairs = sorted(
         (_player(name, players, "tweak.cards"), _card(card, f"tweak.cards[{name!r}]")) for name, card in cards.items()
     )
-    return UseBomb(tuple(pairs)), None
+    return UseBomb(tuple(pairs))
 
 
 @dataclass
@@ -292,7 +292,7 @@ def parse_turn(obj: dict, players: Sequence[str]) -> TurnLine:
     player = _player(obj["turn"], players, "turn")
     tweak = None
     if "tweak" in obj:
-        tweak, _ = _parse_tweak(obj["tweak"], players)
+        tweak = _parse_tweak(obj["tweak"], players)
     plays: list[Sum | Discard] = []
     if "sum" in obj:
         sum_obj = obj["sum"]
