@@ -41,7 +41,14 @@ def _train_finder(args: argparse.Namespace) -> int:
     from .train_finder import train_finder
 
     _require_torch()
-    train_finder(Path(args.out), seed=args.seed, scenes=args.scenes, epochs=args.epochs, processes=args.processes)
+    train_finder(
+        Path(args.out),
+        seed=args.seed,
+        scenes=args.scenes,
+        epochs=args.epochs,
+        processes=args.processes,
+        width=args.width,
+    )
     return 0
 
 
@@ -141,6 +148,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scenes", type=int, default=1200)
     p.add_argument("--epochs", type=int, default=12)
     p.add_argument("--processes", type=int, default=2)
+    p.add_argument("--width", type=int, default=512, help="network input width in pixels")
     p.set_defaults(run=_train_finder)
 
     p = sub.add_parser("evaluate", help="measure the card classifier on held-out renders")

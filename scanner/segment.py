@@ -22,9 +22,10 @@ SHRINK = 0.7  # the marked inner part is the card scaled by this about its centr
 THRESHOLD = 0.85  # probability over which a pixel is inside a card (higher: touching cards split)
 
 
-def input_size(w: int, h: int) -> tuple[int, int]:
-    height = max(64, int(round(h * INPUT_WIDTH / w / 16)) * 16)
-    return INPUT_WIDTH, height
+def input_size(w: int, h: int, width: int = INPUT_WIDTH) -> tuple[int, int]:
+    """The network's input size for a w x h frame: ``width`` wide, height a multiple of 16."""
+    height = max(64, int(round(h * width / w / 16)) * 16)
+    return width, height
 
 
 def interior_mask(
@@ -244,7 +245,7 @@ class CardFinder:
 
     def probabilities(self, frame: np.ndarray) -> np.ndarray:
         h, w = frame.shape[:2]
-        size = input_size(w, h)
+        size = input_size(w, h, int(self.meta.get("input_width", INPUT_WIDTH)))
         small = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
         x = (small.astype(np.float32) / 255.0 - 0.5) / 0.25
         logits = self.session.run(None, {"frames": x.transpose(2, 0, 1)[None]})[0][0, 0]

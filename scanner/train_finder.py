@@ -9,16 +9,16 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .segment import input_size, interior_mask
+from .segment import INPUT_WIDTH, input_size, interior_mask
 from .synth.table import render_table
 
 FINDER_SEED_BASE = 20_000_000
 
 
-def _sample(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _sample(seed: int, width: int = INPUT_WIDTH) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rendered = render_table(seed, harsh=seed % 4 == 0)
     truth = rendered.truth
-    size = input_size(truth["width"], truth["height"])
+    size = input_size(truth["width"], truth["height"], width)
     image = cv2.resize(rendered.image, size, interpolation=cv2.INTER_AREA)
     out = (size[0] // 2, size[1] // 2)
     target, weight = interior_mask(truth["cards"], (truth["width"], truth["height"]), out)
@@ -55,7 +55,13 @@ def make_model(torch):
 
 
 def train_finder(
-    out_dir: Path, seed: int = 0, scenes: int = 1200, epochs: int = 12, processes: int = 2, log=print
+    out_dir: Path,
+    seed: int = 0,
+    scenes: int = 1200,
+    epochs: int = 12,
+    processes: int = 2,
+    log=print,
+    width: int = INPUT_WIDTH,
 ) -> dict:
     import torch
 
@@ -67,7 +73,7 @@ def train_finder(
     import multiprocessing
 
     with multiprocessing.get_context("fork").Pool(processes) as pool:
-        samples = pool.map(_sample, range(first, first + scenes), chunksize=8)
+        samples = pool.starmap(_sample, [(i, width) for i in range(first, first + scenes)], chunksize=8)
     log(f"{scenes} scenes rendered in {time.perf_counter() - started:.0f} s; training...")
     by_size: dict[tuple, list[int]] = {}
     for i, (image, _, _) in enumerate(samples):
@@ -105,7 +111,7 @@ def train_finder(
     path = out_dir / "card_finder.onnx"
     torch.onnx.export(
         model,
-        (torch.zeros(1, 3, 288, 512),),
+        (torch.zeros(1, 3, input_size(1280, 720, width)[1], width),),
         str(path),
         input_names=["frames"],
         output_names=["inner"],
@@ -115,7 +121,7 @@ def train_finder(
     )
     meta = {
         "version": 1,
-        "input_width": 512,
+        "input_width": width,
         "output_scale": 0.5,
         "shrink": 0.7,
         "training": {"seed": seed, "scenes": scenes, "epochs": epochs, "seconds": round(time.perf_counter() - started)},
