@@ -250,3 +250,12 @@ def test_camera_view_of_the_virtual_table(referee):
     image = cv2.imdecode(np.frombuffer(res.data, np.uint8), cv2.IMREAD_COLOR)
     assert image.shape == (540, 960, 3)
     assert referee.client.get("/api/matches/999/camera.jpg").status_code == 404
+
+
+def test_forms_only_redirect_within_the_site(app):
+    client = app.test_client()
+    token = csrf_of(client)
+    res = client.post("/lang", data={"lang": "fr", "csrf_token": token, "next": "https://evil.example/"})
+    assert res.status_code == 302 and res.headers["Location"] == "/"
+    res = client.post("/lang", data={"lang": "fr", "csrf_token": token, "next": "/matches/1"})
+    assert res.headers["Location"] == "/matches/1"

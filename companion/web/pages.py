@@ -26,6 +26,14 @@ def _template_globals():
     }
 
 
+def _next_page() -> str:
+    """Where to go back to after a form: a path on this site only (no open redirect)."""
+    target = request.form.get("next", "")
+    if target.startswith("/") and not target.startswith("//") and "\\" not in target:
+        return target
+    return url_for("pages.index")
+
+
 @bp.get("/")
 def index():
     return render_template("index.html", matches=get_service(current_app).list())
@@ -43,7 +51,7 @@ def login():
         session["referee"] = True
     else:
         flash(translate("Wrong PIN", language()))
-    return redirect(request.form.get("next") or url_for("pages.index"))
+    return redirect(_next_page())
 
 
 @bp.post("/logout")
@@ -57,7 +65,7 @@ def set_language():
     lang = request.form.get("lang", "")
     if lang in LANGUAGES:
         session["lang"] = lang
-    return redirect(request.form.get("next") or url_for("pages.index"))
+    return redirect(_next_page())
 
 
 @bp.get("/join")
