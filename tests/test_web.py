@@ -259,3 +259,9 @@ def test_forms_only_redirect_within_the_site(app):
     assert res.status_code == 302 and res.headers["Location"] == "/"
     res = client.post("/lang", data={"lang": "fr", "csrf_token": token, "next": "/matches/1"})
     assert res.headers["Location"] == "/matches/1"
+
+
+def test_stream_rejects_a_bad_since(referee):
+    match_id = new_match(referee)
+    res = referee.client.get(f"/api/matches/{match_id}/stream?since=abc")
+    assert res.status_code == 400 and "since" in res.json["message"]

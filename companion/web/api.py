@@ -109,10 +109,14 @@ def stream(match_id: int):
     svc = get_service(current_app)
     live = svc.get(match_id)  # 404 for an unknown match
     timeout = float(current_app.config["STREAM_TIMEOUT"])
+    try:
+        since = int(request.args.get("since", -1))
+    except ValueError:
+        abort(400, description="since must be a whole number (a match version)")
     keepalive = float(current_app.config["KEEPALIVE"])
 
     def events():
-        seen = int(request.args.get("since", -1))
+        seen = since
         if seen < live.version:
             seen = live.version
             yield f"data: {json.dumps({'version': seen, 'at': live.updated})}\n\n"
