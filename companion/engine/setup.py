@@ -57,7 +57,7 @@ def check_colours(colours: Sequence[Colour], players: int) -> None:
     if len(colours) * len(FACE_VALUES) < needed:
         raise RuleError(
             "R2.4",
-            f"{len(colours)} colour(s) give {len(colours) * len(FACE_VALUES)} cards; "
+            f"too few colours: {len(colours)} give {len(colours) * len(FACE_VALUES)} cards; "
             f"dealing to {players} players needs {needed}",
         )
 

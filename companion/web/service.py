@@ -16,7 +16,7 @@ from ..bots import GreedyBot
 from ..engine.cards import Card, Colour, Edition, TweakKind
 from ..engine.errors import RuleError
 from ..engine.record import Replayer, dumps, header_line, round_line, turn_line
-from ..engine.setup import MAX_PLAYERS, MIN_PLAYERS, deal, goal_for, next_dealer
+from ..engine.setup import MAX_PLAYERS, MIN_PLAYERS, check_colours, deal, goal_for, next_dealer
 from ..engine.state import Discard, Round, Sum, Turn, UseBomb, UseJoker, UseShifter, UseThief
 from ..storage import Storage
 
@@ -202,14 +202,10 @@ class MatchService:
                 colour_list = [Colour(c) for c in colours]
             except ValueError as err:
                 raise ServiceError(400, f"unknown colour: {err}") from None
-            if Colour.RED not in colour_list:
-                raise ServiceError(400, "red is always in play (RULES R2.2)")
-            if len(set(colour_list)) != len(colour_list):
-                raise ServiceError(400, "a colour is listed twice (RULES R2.2)")
-            if len(colour_list) * 9 < 3 * len(players) + 2:
-                raise ServiceError(
-                    400, f"{len(colour_list)} colour(s) are too few to deal to {len(players)} players (RULES R2.4)"
-                )
+            try:  # the engine's own check of RULES R2.2 and R2.4
+                check_colours(colour_list, len(players))
+            except RuleError as err:
+                raise ServiceError(400, f"{err.message} (RULES {err.rule})") from None
         if goal in (None, ""):
             goal_value = None
         else:
