@@ -119,6 +119,9 @@ class Round:
         self.won: list[list[Card]] = [[] for _ in range(n)]
         self.tweak_counts: list[int] = [0] * n
         self.lost_turns: list[int] = []  # players who lost a turn with an empty hand (R4.7)
+        # Where each card left the deck, in order: (deck index, player who drew it, or None for the
+        # table). The referee uses it to tell which dealt card a hidden hand card is.
+        self.draws: list[tuple[int, int | None]] = []
         self.history: list[Turn] = []
         self._undo: list[tuple] = []
         self.to_move: int | None = first_player(dealer, n)
@@ -168,6 +171,7 @@ class Round:
         other.won = [list(w) for w in self.won]
         other.tweak_counts = list(self.tweak_counts)
         other.lost_turns = list(self.lost_turns)
+        other.draws = list(self.draws)
         other.history = list(self.history)
         other._undo = []
         return other
@@ -293,6 +297,7 @@ class Round:
             self.table.append(use.stolen)
         elif isinstance(use, UseShifter):
             self.table.append(self.deck[self.deck_pos].card)
+            self.draws.append((self.deck_pos, None))
             self.deck_pos += 1
         elif isinstance(use, UseBomb):
             for victim, card in use.cards:
@@ -336,10 +341,12 @@ class Round:
         deck = self.deck
         while len(hand) < HAND_SIZE and self.deck_pos < len(deck):
             hand.append(deck[self.deck_pos].card)
+            self.draws.append((self.deck_pos, player))
             self.deck_pos += 1
         if not self.table:
             while len(self.table) < TABLE_DEAL and self.deck_pos < len(deck):
                 self.table.append(deck[self.deck_pos].card)
+                self.draws.append((self.deck_pos, None))
                 self.deck_pos += 1
 
     def _advance(self, after: int) -> None:
@@ -377,6 +384,7 @@ class Round:
             list(self.tweak_counts),
             len(self.lost_turns),
             self.to_move,
+            len(self.draws),
         )
         delta = 0
         try:
@@ -423,10 +431,12 @@ class Round:
             self.tweak_counts,
             lost,
             self.to_move,
+            draws,
         ) = snapshot
         for pile, n in zip(self.won, won_lengths):
             del pile[n:]
         del self.lost_turns[lost:]
+        del self.draws[draws:]
 
     def pop(self) -> Turn:
         """Undo the last turn and return it."""

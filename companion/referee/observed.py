@@ -1,0 +1,343 @@
+"""A round as the companion sees it: the rules engine's :class:`Round`, with the hidden cards solved.
+
+At a real table the hands and the deck order are unknown. :class:`ObservedRound` keeps a guessed
+deal in which every card not yet seen sits in a *hidden slot* (a dealt hand card or a deck
+position). When a card is revealed (played from a hand, stolen, bombed, turned onto the table from
+the deck, or a T! card won) the guess is fixed by swapping faces between hidden slots only, so
+everything seen earlier stays true, and the slot is pinned. Every rule is checked by the engine's
+``Round.push``: there is no second copy of a rule here.
+
+>>> from companion.engine import Card, Colour, Edition
+>>> from companion.engine.state import Turn, Discard
+>>> seen = ObservedRound(["Ana", "Ben"], 0, None, Edition.CLASSIC, table=[Card(Colour.RED, 2), Card(Colour.GREEN, 3)])
+>>> seen.observe_target(9)
+>>> seen.push(ObservedTurn(Turn(1, Discard(Card(Colour.GREEN, 6)))))
+>>> [c.name for c in seen.round.table], seen.round.player_name(seen.round.to_move)
+(['red-2', 'green-3', 'green-6'], 'Ana')
+>>> seen.observe_target(9)
+>>> print(seen.check(ObservedTurn(Turn(0, Sum(Card(Colour.RED, 1), (Card(Colour.GREEN, 6),))))))
+R4.1: red-1 + green-6 = 7, but the target is 9
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Sequence, Union
+
+from companion.engine.cards import Card, Colour, DeckCard, Edition, TweakKind, numeric_cards
+from companion.engine.errors import RuleError
+from companion.engine.record import dumps, round_line, turn_line
+from companion.engine.setup import HAND_SIZE, TABLE_DEAL, Deal, check_colours, default_colours
+from companion.engine.state import Discard, Round, Sum, Turn, UseBomb, UseShifter, UseThief
+
+Slot = Union[tuple[str, int, int], tuple[str, int]]  # ("h", seat, i): a dealt hand card; ("d", index): the deck
+UNKNOWN_BACK = 7  # a back nobody saw (a card drawn in the same refill as others); it never set a target
+
+
+@dataclass(frozen=True)
+class ObservedTurn:
+    """A turn as seen: the engine's :class:`Turn` plus what it revealed besides its own cards."""
+
+    turn: Turn
+    table_reveals: tuple[Card, ...] = ()  # deck cards turned onto the table by the refill after a TWEAK (R4.6)
+    shifted: Card | None = None  # the deck card a Shifter turned onto the table (R6.3)
+    shifted_target: int | None = None  # the target the Shifter uncovered (R6.3)
+    tweak_won: TweakKind | None = None  # the T! card seen in front of the player after a TWEAK
+    confidence: float = 1.0
+    target_after: int | None = None  # the target seen once the turn was over
+
+
+@dataclass
+class _Solver:
+    faces: dict[Slot, Card] = field(default_factory=dict)
+    backs: dict[int, int] = field(default_factory=dict)
+    pinned: set[Slot] = field(default_factory=set)
+    tweak_pile: list[TweakKind] = field(default_factory=list)
+    tweak_pinned: set[int] = field(default_factory=set)
+
+
+class ObservedRound:
+    """One round followed from the table. ``round`` is the engine's state with the hidden cards guessed."""
+
+    def __init__(
+        self,
+        players: Sequence[str],
+        dealer: int,
+        colours: Sequence[Colour] | None,
+        edition: Edition,
+        table: Sequence[Card],
+    ) -> None:
+        self.players = tuple(players)
+        self.dealer = dealer
+        self.edition = edition
+        self.colours = list(colours) if colours is not None else default_colours(len(self.players))
+        check_colours(self.colours, len(self.players))
+        if len(table) != TABLE_DEAL:
+            raise RuleError("R2.4", f"the table is dealt 2 cards, {len(table)} are seen", code="bad_deal")
+        left = Counter(numeric_cards(self.colours))
+        missing = Counter(table) - left
+        if missing:
+            names = ", ".join(c.name for c in missing)
+            raise RuleError("R2.2", f"{names} is not a card of the colours in play", code="bad_deal")
+        self.initial_table = tuple(table)
+        self.turns: list[ObservedTurn] = []
+        self.targets: dict[int, int] = {}  # turns played -> the target seen before the next one
+        self._reset()
+
+    # -- the guessed deal ------------------------------------------------------------------
+
+    def _reset(self) -> None:
+        n = len(self.players)
+        hidden = sorted((Counter(numeric_cards(self.colours)) - Counter(self.initial_table)).elements(), key=_order)
+        solver = _Solver()
+        slots: list[Slot] = [("h", p, i) for p in range(n) for i in range(HAND_SIZE)]
+        slots += [("d", i) for i in range(len(hidden) - n * HAND_SIZE)]
+        for slot, card in zip(slots, hidden, strict=True):
+            solver.faces[slot] = card
+        solver.tweak_pile = list(self.edition.tweak_cards())
+        self._solver = solver
+        self.hand_slots: list[list[Slot]] = [[("h", p, i) for i in range(HAND_SIZE)] for p in range(n)]
+        self.round = Round(self.players, self.dealer, self.deal(), self.edition)
+        self._apply_target()
+
+    def deal(self) -> Deal:
+        """The deal as solved so far (hidden cards guessed, unseen backs set to 7)."""
+        s = self._solver
+        n = len(self.players)
+        hands = tuple(tuple(s.faces[("h", p, i)] for i in range(HAND_SIZE)) for p in range(n))
+        size = sum(1 for slot in s.faces if slot[0] == "d")
+        deck = tuple(DeckCard(s.faces[("d", i)], s.backs.get(i, UNKNOWN_BACK)) for i in range(size))
+        return Deal(hands, self.initial_table, deck, tuple(s.tweak_pile))
+
+    def _set_face(self, slot: Slot, card: Card) -> None:
+        """Change a hidden slot's face in the guess and wherever the live engine state holds it."""
+        old = self._solver.faces[slot]
+        self._solver.faces[slot] = card
+        rnd = self.round
+        if slot[0] == "d":
+            deck = list(rnd.deck)
+            deck[slot[1]] = DeckCard(card, deck[slot[1]].back)
+            rnd.deck = tuple(deck)
+            if slot[1] >= rnd.deck_pos:
+                return
+            if not any(slot in slots for slots in self.hand_slots):
+                rnd.table[rnd.table.index(old)] = card  # a card just turned onto the table
+                return
+        for p, slots in enumerate(self.hand_slots):
+            if slot in slots:
+                rnd.hands[p][rnd.hands[p].index(old)] = card
+                return
+
+    def _hidden_slots(self) -> list[Slot]:
+        """Unpinned slots still out of sight now: in a hand or in the deck."""
+        s = self._solver
+        in_hands = [slot for slots in self.hand_slots for slot in slots]
+        in_deck = [("d", i) for i in range(self.round.deck_pos, len(self.round.deck))]
+        return [slot for slot in in_hands + in_deck if slot not in s.pinned]
+
+    def _reveal(self, slot_choices: list[Slot], card: Card, rule: str, where: str, pins: list[Slot]) -> Slot:
+        """Make one of ``slot_choices`` show ``card`` (by a swap with a hidden slot) and pin it."""
+        s = self._solver
+        for slot in slot_choices:
+            if slot not in s.pinned and s.faces[slot] == card:
+                s.pinned.add(slot)
+                pins.append(slot)
+                return slot
+        free = [slot for slot in slot_choices if slot not in s.pinned]
+        if free:
+            donors = [slot for slot in self._hidden_slots() if slot not in slot_choices and s.faces[slot] == card]
+            if donors:
+                mine, theirs = free[0], donors[0]
+                old = s.faces[mine]
+                self._set_face(theirs, old)
+                self._set_face(mine, card)
+                s.pinned.add(mine)
+                pins.append(mine)
+                return mine
+        raise RuleError(
+            rule, f"{card.name} cannot be {where}: every {card.name} of the deck is already seen", code="not_in_hand"
+        )
+
+    def _apply_target(self) -> None:
+        """Pin the back on top of the deck to the target seen before the next turn (R3.1)."""
+        seen = self.targets.get(len(self.turns))
+        rnd = self.round
+        if seen is None or not rnd.deck_left:
+            return
+        self._solver.backs[rnd.deck_pos] = seen
+        deck = list(rnd.deck)
+        deck[rnd.deck_pos] = DeckCard(deck[rnd.deck_pos].card, seen)
+        rnd.deck = tuple(deck)
+
+    # -- what is seen ----------------------------------------------------------------------
+
+    def observe_target(self, target: int) -> None:
+        """The target read from the deck's top back now (before the next turn)."""
+        self.targets[len(self.turns)] = target
+        self._apply_target()
+
+    def check(self, observed: ObservedTurn) -> RuleError | None:
+        """The rule ``observed`` breaks, or None; the state is left as it was."""
+        try:
+            self.push(observed)
+        except RuleError as err:
+            return err
+        self.pop()
+        return None
+
+    def push(self, observed: ObservedTurn) -> None:
+        """Play a seen turn through the engine; on a refusal nothing changes (the error says why)."""
+        rnd = self.round
+        turn = observed.turn
+        pins: list[Slot] = []
+        saved_slots = [list(h) for h in self.hand_slots]
+        draws_before = len(rnd.draws)
+        tweak_before = rnd.tweak_pos
+        pushed = False
+        try:
+            rnd._check_player(turn)
+            self._reveal_turn_cards(turn, pins)
+            shifter = isinstance(turn.tweak, UseShifter) and rnd.deck_left
+            if shifter:  # the Shifter turns the deck's top card up before the play (R6.3)
+                self._reveal_shifted(observed, pins)
+            rnd.push(turn)
+            pushed = True
+            self._follow_draws(turn, draws_before)
+            self._reveal_table(observed, draws_before + (1 if shifter else 0), pins)
+            if observed.tweak_won is not None and rnd.tweak_pos > tweak_before:
+                self._reveal_tweak(tweak_before, observed.tweak_won)
+        except RuleError:
+            if pushed:
+                rnd.pop()
+            for slot in pins:
+                self._solver.pinned.discard(slot)
+            self.hand_slots = saved_slots
+            raise
+        self.turns.append(observed)
+        if observed.target_after is not None:
+            self.targets[len(self.turns)] = observed.target_after
+        self._apply_target()
+
+    def _reveal_shifted(self, observed: ObservedTurn, pins: list[Slot]) -> None:
+        rnd = self.round
+        top: Slot = ("d", rnd.deck_pos)
+        below = rnd.deck_pos + 1
+        if observed.shifted_target is not None and below < len(rnd.deck):
+            self._solver.backs[below] = observed.shifted_target
+            deck = list(rnd.deck)
+            deck[below] = DeckCard(deck[below].card, observed.shifted_target)
+            rnd.deck = tuple(deck)
+        if observed.shifted is None:
+            self._solver.pinned.add(top)
+            pins.append(top)
+        else:
+            self._reveal([top], observed.shifted, "R6.3", "the deck's top card", pins)
+
+    def _reveal_turn_cards(self, turn: Turn, pins: list[Slot]) -> None:
+        p = turn.player
+        if isinstance(turn.tweak, UseThief):
+            v = turn.tweak.victim
+            if 0 <= v < len(self.players) and v != p:
+                self._reveal(self.hand_slots[v], turn.tweak.stolen, "R6.1", f"in {self.players[v]}'s hand", pins)
+        elif isinstance(turn.tweak, UseBomb):
+            for v, card in turn.tweak.cards:
+                if 0 <= v < len(self.players) and v != p:
+                    self._reveal(self.hand_slots[v], card, "R6.4", f"in {self.players[v]}'s hand", pins)
+        card = turn.play.card if isinstance(turn.play, Discard) else turn.play.hand
+        self._reveal(self.hand_slots[p], card, "R4.1", f"in {self.players[p]}'s hand", pins)
+
+    def _follow_draws(self, turn: Turn, draws_before: int) -> None:
+        """Move the revealed slots out of the hands, and the drawn deck slots into them."""
+        s = self._solver
+
+        def leave(p: int, card: Card) -> None:
+            slots = self.hand_slots[p]
+            pinned = [x for x in slots if s.faces[x] == card and x in s.pinned]
+            slots.remove((pinned or [x for x in slots if s.faces[x] == card])[0])
+
+        if isinstance(turn.tweak, UseThief):
+            leave(turn.tweak.victim, turn.tweak.stolen)
+        elif isinstance(turn.tweak, UseBomb):
+            for v, card in turn.tweak.cards:
+                leave(v, card)
+        play = turn.play
+        leave(turn.player, play.card if isinstance(play, Discard) else play.hand)
+        for index, player in self.round.draws[draws_before:]:
+            if player is not None:
+                self.hand_slots[player].append(("d", index))
+
+    def _reveal_table(self, observed: ObservedTurn, draws_before: int, pins: list[Slot]) -> None:
+        """Deck cards that went onto the table show what was seen there (R4.6, R6.3)."""
+        to_table = [("d", index) for index, player in self.round.draws[draws_before:] if player is None]
+        wanted = sorted(observed.table_reveals, key=_order)
+        if wanted and len(wanted) != len(to_table):
+            raise RuleError(
+                "R4.6",
+                f"{len(wanted)} cards were seen turned from the deck, the rules turn {len(to_table)}",
+                code="bad_refill",
+            )
+        if not wanted:  # not seen: the guess stands, pinned so no later swap changes it
+            self._solver.pinned.update(to_table)
+            pins += to_table
+            return
+        for slot in to_table:  # the ones that already show a wanted card keep it
+            face = self._solver.faces[slot]
+            if face in wanted:
+                wanted.remove(face)
+                self._solver.pinned.add(slot)
+                pins.append(slot)
+        for slot in [x for x in to_table if x not in pins]:
+            self._reveal([slot], wanted.pop(0), "R4.6", "turned from the deck", pins)
+
+    def _reveal_tweak(self, position: int, kind: TweakKind) -> None:
+        """The T! card won at ``position`` of the pile was seen to be ``kind``: fix the guess."""
+        s = self._solver
+        pile = s.tweak_pile
+        if pile[position] != kind:
+            for j in range(position + 1, len(pile)):
+                if j not in s.tweak_pinned and pile[j] == kind:
+                    pile[position], pile[j] = pile[j], pile[position]
+                    break
+            else:
+                raise RuleError("R1.4", f"no {kind.value} is left in the T! pile", code="bad_tweak")
+            rnd = self.round
+            rnd.tweak_pile = tuple(pile)
+            winner = rnd.history[-1].player
+            rnd.tweaks_held[winner][-1] = kind
+        s.tweak_pinned.add(position)
+
+    def pop(self) -> ObservedTurn:
+        """Take the last turn back: the state is recomputed from the turns before it."""
+        if not self.turns:
+            raise IndexError("no turn to take back")
+        last = self.turns.pop()
+        self.targets.pop(len(self.turns) + 1, None)
+        self.rebuild()
+        return last
+
+    def rebuild(self, turns: Sequence[ObservedTurn] | None = None) -> None:
+        """Recompute everything from the deal and ``turns`` (default: the current ones)."""
+        turns = list(self.turns if turns is None else turns)
+        self.turns = []
+        self._reset()
+        for observed in turns:
+            self.push(observed)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def scores(self) -> list[int]:
+        return self.round.scores()
+
+    def record_lines(self, number: int = 1) -> list[str]:
+        """The round as RECORD.md lines: the solved deal, then one line per turn."""
+        lines = [dumps(round_line(self.players, number, self.dealer, self.colours, self.deal()))]
+        lines += [dumps(turn_line(self.players, t.turn)) for t in self.turns]
+        return lines
+
+
+def _order(card: Card) -> tuple[int, int]:
+    return list(Colour).index(card.colour), card.value
+
+
+__all__ = ["ObservedRound", "ObservedTurn", "Sum", "Discard"]
