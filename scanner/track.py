@@ -18,6 +18,7 @@ from .metrics import quad_iou
 from .pipeline import ScannedCard, ScanResult
 
 MOTION_SIZE = (160, 90)
+CHANGED = 24  # grey levels: more than noise and flicker, less than a card or a hand
 
 
 @dataclass
@@ -27,6 +28,7 @@ class TrackedCard:
     confidence: float  # mean confidence x share of votes for the label
     zone: str | None
     votes: int
+    candidates: list[tuple[str, float]] = field(default_factory=list)  # readings, best first
 
     def key(self) -> tuple[str, str | None]:
         return self.label, self.zone
@@ -46,9 +48,12 @@ class StableState:
 
 
 class Tracker:
-    """Feed it ``(time, frame, scan)``; ``update`` returns a :class:`StableState` when a new one is seen."""
+    """Feed it ``(time, frame, scan)``; ``update`` returns a :class:`StableState` when a new one is seen.
 
-    def __init__(self, still_seconds: float = 0.6, motion_threshold: float = 4.0, min_share: float = 0.6) -> None:
+    ``motion_threshold``: percent of the picture that must change between frames to count as motion.
+    """
+
+    def __init__(self, still_seconds: float = 0.6, motion_threshold: float = 0.2, min_share: float = 0.6) -> None:
         self.still_seconds = still_seconds
         self.motion_threshold = motion_threshold
         self.min_share = min_share
@@ -59,24 +64,39 @@ class Tracker:
         self.moving = False
 
     def motion(self, frame: np.ndarray) -> float:
-        """Mean absolute difference with the previous frame, on a small grey copy (0-255)."""
-        small = cv2.cvtColor(cv2.resize(frame, MOTION_SIZE, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
-        small = small.astype(np.int16)
+        """Percent of a small copy that changed (in any colour channel) by more than ``CHANGED`` levels since the last frame.
+
+        A share of changed pixels, not a mean difference: a hand or one card moved changes a small
+        part of the picture a lot, while sensor noise changes all of it a little.
+        """
+        small = cv2.resize(frame, MOTION_SIZE, interpolation=cv2.INTER_AREA).astype(np.int16)
         previous, self._previous = self._previous, small
         if previous is None:
             return 0.0
-        return float(np.abs(small - previous).mean())
+        return float((np.abs(small - previous).max(axis=2) > CHANGED).mean() * 100)
 
-    def update(self, now: float, frame: np.ndarray, scan: ScanResult) -> StableState | None:
-        moved = self.motion(frame) > self.motion_threshold
+    def is_moving(self, frame: np.ndarray) -> bool:
+        """Check motion first, so a caller can skip scanning frames that will not be trusted."""
+        self.moving = self.motion(frame) > self.motion_threshold
+        return self.moving
+
+    @property
+    def still_since(self) -> float | None:
+        return self._still_since
+
+    def update(
+        self, now: float, frame: np.ndarray, scan: ScanResult | None, motion_checked: bool = False
+    ) -> StableState | None:
+        """Feed one frame and its scan (``motion_checked``: ``is_moving`` was just called on it)."""
+        moved = self.moving if motion_checked else self.motion(frame) > self.motion_threshold
         self.moving = moved
         if moved or self._still_since is None:
             self._still_since = now
             self._window = []
-            if moved:
+            if moved or scan is None:
                 return None
         self._window.append(scan)
-        if now - self._still_since < self.still_seconds:
+        if now - self._still_since < self.still_seconds - 1e-6:  # frame times carry rounding
             return None
         cards = self._vote()
         target_votes = Counter(s.target for s in self._window)
@@ -109,7 +129,7 @@ class Tracker:
             chosen = [c for c in members if c.label == label]
             confidence = float(np.mean([c.confidence for c in chosen])) * n / len(members)
             corners = np.median(np.stack([c.corners for c in chosen]), axis=0)
-            out.append(TrackedCard(label, corners, confidence, chosen[0].zone, len(members)))
+            out.append(TrackedCard(label, corners, confidence, chosen[0].zone, len(members), chosen[0].candidates))
         return out
 
 

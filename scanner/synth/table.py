@@ -46,6 +46,7 @@ class Conditions:
     noise: float
     jpeg: int
     hand: bool
+    camera_angle: float | None = None  # radians; None: a random turn of the camera
 
 
 def random_conditions(rng: random.Random, harsh: bool = False, light: str | None = None) -> Conditions:
@@ -285,10 +286,14 @@ def _camera(scene: Scene, cond: Conditions, rng: random.Random) -> np.ndarray:
     """Homography from table millimetres to image pixels: rotation, scale, tilt."""
     w_mm, h_mm = scene.size_mm
     angle = rng.uniform(-math.pi, math.pi)
+    if cond.camera_angle is not None:  # a mounted camera, square to the table
+        angle = cond.camera_angle
     # scale so that the rotated table fits the frame, with a little zoom in or out
     c, s = abs(math.cos(angle)), abs(math.sin(angle))
     bw, bh = w_mm * c + h_mm * s, w_mm * s + h_mm * c
     scale = min(cond.width / bw, cond.height / bh) * rng.uniform(0.95, 1.15)
+    if cond.camera_angle is not None:
+        scale = min(cond.width / bw, cond.height / bh) * 0.92  # framed to show the whole table
     table = np.array([[0, 0], [w_mm, 0], [w_mm, h_mm], [0, h_mm]], np.float32) - np.array([w_mm / 2, h_mm / 2])
     rot = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]], np.float32)
     image_pts = table @ rot.T * scale + np.array([cond.width / 2, cond.height / 2])
@@ -392,6 +397,13 @@ def _arm(frame_shape: tuple[int, int], rng: random.Random) -> tuple[np.ndarray, 
     )
     skin = rng.choice([(120, 160, 220), (90, 130, 190), (60, 90, 140), (40, 60, 95), (150, 180, 230)])
     return mask, skin
+
+
+def arm_over(frame: np.ndarray, rng: random.Random) -> np.ndarray:
+    """``frame`` with a hand and forearm reaching in over it (a player moving cards)."""
+    mask, skin = _arm(frame.shape[:2], rng)
+    shade = cv2.GaussianBlur(mask.astype(np.float32) / 255, (0, 0), 3)[..., None]
+    return (frame * (1 - shade) + np.array(skin, np.float32) * shade).astype(np.uint8)
 
 
 def _white_balance(kelvin: int) -> np.ndarray:
@@ -549,10 +561,10 @@ class TableState:
     """What a game state puts on the table, for the virtual camera."""
 
     players: int
-    table: list[str]  # face-up centre cards, as labels ("red-5")
+    table: list[str | None]  # face-up centre cards by slot, as labels ("red-5"); None: an empty slot
     deck_back: int | None  # the deck's top back; None once the deck is gone (the blue card shows)
     tweak_pile: int  # T! cards left in the pile
-    tweak_cards: list[list[str]]  # per player: their face-up T! cards ("tweak-joker")
+    tweak_cards: list[list[str]]  # per player: their T! cards ("tweak-joker"; "tweak-back" once used)
     won: list[int]  # per player: cards in the won pile
 
 
@@ -579,6 +591,8 @@ def state_scene(state: TableState, seed: int) -> Scene:
     jitter = [(rng.uniform(-4, 4), rng.uniform(-4, 4), rng.uniform(-6, 6)) for _ in range(40)]
     cols = 6
     for i, label in enumerate(state.table[:30]):
+        if label is None:
+            continue
         col, row = i % cols, i // cols
         dx, dy, da = jitter[i]
         x = cx + (col - (cols - 1) / 2) * 80 + dx
@@ -590,15 +604,20 @@ def state_scene(state: TableState, seed: int) -> Scene:
         facing = math.degrees(theta) - 90
         if state.won[p]:
             scene.cards.append(PlacedCard("back-9", base, facing + 8, "won_pile", p))
-        for k, label in enumerate(state.tweak_cards[p][:3]):
-            along = 75 * (k + 1)
+        for k, label in enumerate(state.tweak_cards[p][:6]):
+            along = 75 * (k // 2 + 1) * (1 if k % 2 == 0 else -1)  # both sides of the won pile
             pos = (base[0] - along * math.sin(theta), base[1] + along * math.cos(theta))
             scene.cards.append(PlacedCard(label, pos, facing, "tweak_card", p))
     return scene
 
 
-def render_state(state: TableState, seed: int, conditions: Conditions | None = None) -> RenderedTable:
-    """The virtual camera's photo of a game state: camera, light and deck art fixed by ``seed``."""
+def render_state(
+    state: TableState, seed: int, conditions: Conditions | None = None, upright: bool = False
+) -> RenderedTable:
+    """The virtual camera's photo of a game state: camera, light and deck art fixed by ``seed``.
+
+    ``upright``: the camera is mounted as the README asks, the first player at the picture's bottom.
+    """
     rng = random.Random(seed)
     style = random_style(rng)
     cond = conditions or Conditions(
@@ -616,5 +635,6 @@ def render_state(state: TableState, seed: int, conditions: Conditions | None = N
         2.0,
         90,
         False,
+        0.0 if upright else None,
     )
     return draw_scene(state_scene(state, seed), cond, style, rng, seed)

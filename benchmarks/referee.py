@@ -1,0 +1,74 @@
+"""Referee end to end: virtual rounds (2-6 players) filmed, scanned, tracked and refereed.
+
+    python benchmarks/referee.py [--seeds 20] [--jobs 2]
+
+Prints, over all rounds: moves inferred right without asking, moves asked (and right once the
+referee answered), wrong moves passed silently (the goal is none), rounds with exact scores, and
+the delay from the table becoming still to the verdict.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+# benchmarks/scanner.py would shadow the scanner package
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
+
+_scanner = None
+
+
+def _one(args: tuple[int, int]) -> dict:
+    global _scanner
+    from companion.referee.evaluate import evaluate_round
+    from scanner.pipeline import load_scanner
+
+    if _scanner is None:
+        _scanner = load_scanner()
+    seed, players = args
+    report = evaluate_round(seed, players, _scanner, answer_with_truth=True)
+    out = report.as_json()
+    out["latencies"] = report.latencies
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--first", type=int, default=1000)
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    work = [(args.first + i, 2 + i % 5) for i in range(args.seeds)]
+    with ProcessPoolExecutor(args.jobs) as pool:
+        reports = list(pool.map(_one, work))
+    moves = sum(r["moves"] for r in reports)
+    right = sum(r["right"] for r in reports)
+    asked = sum(r["asked"] for r in reports)
+    answered = sum(r["answered_right"] for r in reports)
+    silent = sum(r["wrong_silent"] for r in reports)
+    missing = sum(r["missing"] for r in reports)
+    exact = sum(r["scores_exact"] for r in reports)
+    latencies = sorted(x for r in reports for x in r["latencies"])
+    for r in reports:
+        print(json.dumps({k: r[k] for k in r if k != "latencies"}))
+    print(f"rounds: {len(reports)} (2-6 players), true moves: {moves}, frames: {sum(r['frames'] for r in reports)}")
+    print(f"moves right without asking: {right} ({100 * right / moves:.2f} %)")
+    print(f"moves asked: {asked} ({100 * asked / moves:.2f} %), right once answered: {answered}")
+    print(f"moves right in the end (asked ones answered): {100 * (right + answered) / moves:.2f} % (goal >= 99 %)")
+    print(f"wrong moves passed silently: {silent} (goal 0); moves never inferred: {missing}")
+    print(f"rounds with exact scores: {exact}/{len(reports)} ({100 * exact / len(reports):.0f} %, goal >= 95 %)")
+    if latencies:
+        p95 = latencies[int(0.95 * (len(latencies) - 1))]
+        print(
+            f"still -> verdict: median {statistics.median(latencies):.0f} ms, p95 {p95:.0f} ms, "
+            f"max {latencies[-1]:.0f} ms (goal <= 300 ms)"
+        )
+    print(f"seconds per round: {statistics.mean(r['seconds'] for r in reports):.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+"""End-to-end evaluation of the referee on ``virtual:SEED`` rounds: rendered frames, the real
+scanner and tracker, move inference, compared with the bots' true moves."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.engine.state import Discard, Turn
+
+from .infer import Event
+from .run import referee_frames
+from .virtual import frames, play_round
+
+NAMES = ["Ana", "Ben", "Cai", "Dee", "Eva", "Fil"]
+
+
+def same_turn(a: Turn, b: Turn) -> bool:
+    """Turns are the same move: cards taken compared as multisets (their order does not matter)."""
+    if a.player != b.player or type(a.play) is not type(b.play) or not _same_tweak(a, b):
+        return False
+    if isinstance(a.play, Discard):
+        return a.play == b.play
+    return a.play.hand == b.play.hand and Counter(a.play.take) == Counter(b.play.take)
+
+
+def _same_tweak(a: Turn, b: Turn) -> bool:
+    if a.tweak is None or b.tweak is None:
+        return a.tweak is b.tweak
+    if type(a.tweak) is not type(b.tweak):
+        return False
+    if hasattr(a.tweak, "cards"):
+        return sorted(a.tweak.cards, key=repr) == sorted(b.tweak.cards, key=repr)
+    return a.tweak == b.tweak
+
+
+@dataclass
+class RoundReport:
+    seed: int
+    players: int
+    moves: int  # true moves
+    right: int = 0  # inferred right without asking
+    asked: int = 0  # moves that became a question
+    asked_right: int = 0  # ... whose first reading was right
+    answered_right: int = 0  # ... right once the referee answered (the truth among the readings)
+    wrong_silent: int = 0  # wrong and not asked: must be 0
+    refused: int = 0
+    missing: int = 0
+    scores_exact: bool = False
+    scores_exact_answered: bool = False
+    latencies: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+    frames: int = 0
+
+    def as_json(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "latencies"}
+
+
+def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: bool) -> RoundReport:
+    """Referee one virtual round. ``answer_with_truth``: a referee answers each question rightly
+    when the right reading is among those offered (the dashboard's tap); else the first is taken."""
+    names = NAMES[:players]
+    dealer = seed % players
+    virtual = play_round(names, dealer, seed)
+    truth = virtual.truth.history
+    report = RoundReport(seed, players, len(truth))
+
+    def answer(question: Event) -> int | None:
+        if not answer_with_truth:
+            return 0
+        k = len(referee_turns)
+        for i, reading in enumerate(question.readings):
+            if k < len(truth) and same_turn(reading.observed.turn, truth[k]):
+                return i
+        return 0
+
+    referee_turns: list[Turn] = []
+    asked_at: set[int] = set()
+    started = time.perf_counter()
+    frame_list = list(frames(virtual))
+    report.frames = len(frame_list)
+    last = None
+    for timed in referee_frames(((f.time, f.image) for f in frame_list), scanner, names, dealer, answer=answer):
+        event = timed.event
+        if event.kind == "question":
+            asked_at.add(len(referee_turns))
+            k = len(referee_turns)
+            if event.readings and k < len(truth) and same_turn(event.readings[0].observed.turn, truth[k]):
+                report.asked_right += 1
+        elif event.kind == "refused":
+            report.refused += 1
+        elif event.kind == "move":
+            report.latencies.append(timed.still_to_verdict_ms)
+        elif event.kind == "round_over":
+            last = event.data["scores"]
+        elif event.kind == "record":
+            pass
+        if event.kind == "move":
+            referee_turns.append(_turn_of(event))
+    report.seconds = time.perf_counter() - started
+    for k, got in enumerate(referee_turns[: len(truth)]):
+        ok = same_turn(got, truth[k])
+        if k in asked_at:
+            report.asked += 1
+            report.answered_right += ok
+        elif ok:
+            report.right += 1
+        else:
+            report.wrong_silent += 1
+    report.missing = max(0, len(truth) - len(referee_turns))
+    true_scores = dict(zip(names, virtual.truth.scores()))
+    report.scores_exact = last == true_scores
+    return report
+
+
+def _turn_of(event: Event) -> Turn:
+    return event.readings[0].observed.turn

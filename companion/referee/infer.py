@@ -1,0 +1,392 @@
+"""Move inference: still moments of the table in, validated moves (or questions) out.
+
+Each :class:`TableView` is compared with the engine's state at the start of the turn. Cards that
+appear in the centre during a turn are, in order, the T! card's effect (a stolen card, the Bomb's
+cards, the Shifter's card), then the hand card. The turn is over when cards leave the centre (a
+sum: the hand card and the taken ones are picked up; a TWEAK when the centre empties, R4.2) or,
+for a discard (R4.3), when the next player starts. Every reading of the turn that the views allow
+is checked by the rules engine; one valid reading is the move, several (or a doubtful card) make
+a :class:`Question` with the readings ranked, none makes a refusal that cites the rule.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from companion.engine.cards import Card, Colour, Edition, TweakKind
+from companion.engine.errors import RuleError
+from companion.engine.record import turn_line
+from companion.engine.state import Discard, Sum, Turn, TweakUse, UseBomb, UseJoker, UseShifter, UseThief
+
+from .observed import ObservedRound, ObservedTurn
+from .view import LOW_CONFIDENCE, TableView
+
+MAX_READINGS = 24
+
+
+@dataclass
+class Reading:
+    observed: ObservedTurn
+    error: RuleError | None = None
+
+
+@dataclass
+class Event:
+    """One line of the referee's output."""
+
+    kind: str  # "start", "move", "question", "refused", "round_over", "note"
+    data: dict[str, Any]
+    readings: list[Reading] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"event": self.kind, **self.data}
+
+
+Answer = Callable[[Event], int | None]  # which reading of a question to take (None: the first)
+
+
+def _take_first(question: Event) -> int | None:
+    return 0
+
+
+@dataclass
+class _Pending:
+    arrivals: list[Card] = field(default_factory=list)  # centre cards that appeared this turn, in order
+    flip: TweakKind | None = None
+    flip_seat: int | None = None
+    shifted_target: int | None = None
+    last_target: int | None = None
+    low: dict[Card, tuple[Card, ...]] = field(default_factory=dict)  # doubtful readings and their alternatives
+    conf: dict[Card, float] = field(default_factory=dict)  # the least confidence each card was read with
+
+    @property
+    def seen(self) -> Counter:
+        return Counter(self.arrivals)
+
+
+class Referee:
+    """Follows one round from table views; ``see`` returns the events each view causes."""
+
+    def __init__(
+        self,
+        players: Sequence[str],
+        dealer: int,
+        colours: Sequence[Colour] | None = None,
+        edition: Edition = Edition.CLASSIC,
+        answer: Answer | None = None,
+    ) -> None:
+        self.players = list(players)
+        self.dealer = dealer
+        self.colours = list(colours) if colours is not None else None
+        self.edition = edition
+        self.answer = answer or _take_first
+        self.seen: ObservedRound | None = None
+        self.pending = _Pending()
+        self.over_reported = False
+
+    # -- feeding views ---------------------------------------------------------------------
+
+    def see(self, view: TableView) -> list[Event]:
+        if self.seen is None:
+            return self._start(view)
+        rnd = self.seen.round
+        if rnd.is_over():
+            return self._round_over()
+        events: list[Event] = []
+        self._see(view, events, depth=0)
+        if rnd.is_over():
+            events += self._round_over()
+        return events
+
+    def finish(self) -> list[Event]:
+        """The source ended: a card still lying from the last turn was a discard."""
+        events: list[Event] = []
+        if self.seen is not None and self.pending.arrivals and not self.seen.round.is_over():
+            self._commit_discard(events, self.pending.last_target)
+        if self.seen is not None and self.seen.round.is_over():
+            events += self._round_over()
+        return events
+
+    def _start(self, view: TableView) -> list[Event]:
+        cards = [s.card for s in view.centre]
+        if len(cards) != 2:
+            return [Event("note", {"message": f"waiting for the deal: 2 centre cards, {len(cards)} seen (R2.4)"})]
+        try:
+            self.seen = ObservedRound(self.players, self.dealer, self.colours, self.edition, cards)
+        except RuleError as err:
+            return [Event("note", {"message": str(err), "rule": err.rule})]
+        if view.target is not None:
+            self.seen.observe_target(view.target)
+        return [
+            Event(
+                "start",
+                {
+                    "players": self.players,
+                    "dealer": self.players[self.dealer],
+                    "table": [c.name for c in cards],
+                    "target": view.target,
+                    "to_move": self.players[self.seen.round.to_move],
+                },
+            )
+        ]
+
+    def _see(self, view: TableView, events: list[Event], depth: int) -> None:
+        seen = self.seen
+        assert seen is not None
+        rnd = seen.round
+        p = rnd.to_move
+        if p is None or depth > 3:
+            return
+        pending = self.pending
+        flips = self._flips(view)
+        other_flip = [s for s in flips if s != p]
+        if other_flip and pending.arrivals:
+            self._commit_discard(events, pending.last_target)
+            self._see(view, events, depth + 1)
+            return
+        start = Counter(rnd.table)
+        present = view.cards
+        gone = (start + pending.seen) - present  # picked up: the hand card and the cards it took
+        new = present - start - pending.seen
+        for s in view.centre:
+            pending.conf[s.card] = min(pending.conf.get(s.card, 1.0), s.confidence)
+            if s.confidence < LOW_CONFIDENCE:
+                pending.low[s.card] = s.alternatives
+        if p in flips and pending.flip is None:
+            pending.flip, pending.flip_seat = flips[p], p
+        if gone:
+            self._commit_sum(view, list(new.elements()), gone, events)
+            return
+        expected = self._effects_expected(pending.flip)
+        if not pending.arrivals and not new and view.target is not None and pending.flip is None:
+            seen.observe_target(view.target)  # the target before the turn (R3.1)
+        arrivals = pending.arrivals + sorted(new.elements(), key=lambda c: (c.colour.value, c.value))
+        if pending.flip is UseShifter.kind and new and len(pending.arrivals) < 1:
+            pending.shifted_target = view.target
+        if len(arrivals) > expected + 1:
+            # more cards than this turn can lay: the turn was a discard and the next one has begun
+            pending.arrivals = arrivals[: expected + 1]
+            self._commit_discard(events, pending.last_target)
+            self._see(view, events, depth + 1)
+            return
+        pending.arrivals = arrivals
+        pending.last_target = view.target
+
+    def _flips(self, view: TableView) -> dict[int, TweakKind]:
+        """Seats whose T! card was turned face down since the turn began, with its kind."""
+        rnd = self.seen.round
+        out: dict[int, TweakKind] = {}
+        for seat in range(len(self.players)):
+            if seat >= len(view.used) or view.used[seat] <= len(rnd.tweaks_used[seat]):
+                continue
+            held = Counter(rnd.tweaks_held[seat])
+            missing = held - view.held[seat]
+            if len(missing) == 1:
+                out[seat] = next(iter(missing))
+            elif len(set(held)) == 1:
+                out[seat] = next(iter(held))
+        return out
+
+    def _effects_expected(self, kind: TweakKind | None) -> int:
+        rnd = self.seen.round
+        if kind in (TweakKind.THIEF, TweakKind.SHIFTER):
+            return 1
+        if kind is TweakKind.BOMB:
+            return sum(1 for i, h in enumerate(rnd.hands) if i != rnd.to_move and h)
+        return 0
+
+    # -- readings --------------------------------------------------------------------------
+
+    def _tweak_options(self, effects: list[Card], shifted_target: int | None) -> list[tuple[TweakUse | None, dict]]:
+        rnd = self.seen.round
+        p = rnd.to_move
+        kind = self.pending.flip
+        others = [i for i, h in enumerate(rnd.hands) if i != p and h]
+        if kind is None:
+            return [(None, {})]
+        if kind is TweakKind.JOKER:
+            return [(UseJoker(1), {}), (UseJoker(-1), {})]
+        if kind is TweakKind.SHIFTER:
+            return [(UseShifter(), {"shifted": effects[0] if effects else None, "shifted_target": shifted_target})]
+        if kind is TweakKind.THIEF:
+            return [(UseThief(v, effects[0]), {}) for v in others] if effects else []
+        options = []
+        for perm in dict.fromkeys(itertools.permutations(effects[: len(others)])):
+            options.append((UseBomb(tuple(zip(others, perm))), {}))
+            if len(options) >= MAX_READINGS:
+                break
+        return options
+
+    def _readings(self, view: TableView, refill: list[Card], gone: Counter, gained: TweakKind | None) -> list[Reading]:
+        rnd = self.seen.round
+        p = rnd.to_move
+        pending = self.pending
+        k = self._effects_expected(pending.flip)
+        effects, rest = pending.arrivals[:k], pending.arrivals[k:]
+        hands = [c for c in rest if gone[c]] + [c for c in dict.fromkeys(gone.elements()) if c not in rest]
+        readings: list[Reading] = []
+        for hand in dict.fromkeys(hands):
+            taken = gone - Counter([hand])
+            if not taken:
+                continue
+            play = Sum(hand, tuple(sorted(taken.elements(), key=lambda c: (c.colour.value, c.value))))
+            for use, extra in self._tweak_options(effects, pending.shifted_target):
+                observed = ObservedTurn(
+                    Turn(p, play, use),
+                    table_reveals=tuple(refill),
+                    tweak_won=gained,
+                    target_after=view.target,
+                    **extra,
+                )
+                readings.append(Reading(observed, self.seen.check(observed)))
+        return readings
+
+    def _gained(self, view: TableView) -> TweakKind | None:
+        rnd = self.seen.round
+        p = rnd.to_move
+        held = Counter(rnd.tweaks_held[p])
+        if self.pending.flip is not None:
+            held[self.pending.flip] -= 1
+        new = view.held[p] - held if p < len(view.held) else Counter()
+        return next(iter(new)) if len(new) == 1 else None
+
+    def _commit_sum(self, view: TableView, refill: list[Card], gone: Counter, events: list[Event]) -> None:
+        readings = self._readings(view, refill, gone, self._gained(view))
+        if not any(r.error is None for r in readings) and refill:  # the cards that came last were a discard
+            readings += self._readings(view, [], gone, self._gained(view))
+        self._decide(readings, events, "sum")
+
+    def _commit_discard(self, events: list[Event], target_after: int | None) -> None:
+        rnd = self.seen.round
+        pending = self.pending
+        k = self._effects_expected(pending.flip)
+        effects, rest = pending.arrivals[:k], pending.arrivals[k:]
+        readings = []
+        for card in dict.fromkeys(rest[:1] or pending.arrivals[-1:]):
+            for use, extra in self._tweak_options(effects, pending.shifted_target):
+                observed = ObservedTurn(Turn(rnd.to_move, Discard(card), use), target_after=target_after, **extra)
+                readings.append(Reading(observed, self.seen.check(observed)))
+        self._decide(readings, events, "discard")
+
+    def _decide(self, readings: list[Reading], events: list[Event], what: str) -> None:
+        seen = self.seen
+        pending = self.pending
+        valid = [r for r in readings if r.error is None]
+        doubt = [c for c in self._cards_of(readings) if c in pending.low]
+        if not valid:
+            valid = self._alternatives(readings)
+            doubt = doubt or ["?"]
+        player = self.players[seen.round.to_move]
+        if len(valid) == 1 and not doubt:
+            chosen, asked = valid[0], None
+        elif valid:
+            reason = "doubtful reading" if doubt else "several readings fit"
+            question = Event(
+                "question",
+                {
+                    "player": player,
+                    "reason": reason,
+                    "readings": [self._describe(r.observed) for r in valid],
+                },
+                valid,
+            )
+            events.append(question)
+            choice = self.answer(question)
+            chosen, asked = valid[choice or 0], question
+        else:
+            first = readings[0] if readings else None
+            err = first.error if first else None
+            events.append(
+                Event(
+                    "refused",
+                    {
+                        "player": player,
+                        "move": self._describe(first.observed) if first else None,
+                        "rule": err.rule if err else None,
+                        "message": err.message if err else f"no {what} fits what was seen",
+                    },
+                    readings,
+                )
+            )
+            self.pending = _Pending()
+            return
+        mover = chosen.observed.turn.player
+        tweaks_before = seen.round.tweak_counts[mover]
+        seen.push(chosen.observed)
+        events.append(
+            Event(
+                "move",
+                {
+                    "n": len(seen.turns),
+                    **self._describe(chosen.observed),
+                    "verdict": "valid",
+                    "tweak": seen.round.tweak_counts[mover] > tweaks_before,
+                    "asked": asked is not None,
+                    "confidence": round(self._confidence(chosen), 3),
+                    "target": seen.round.target if not seen.round.is_over() else None,
+                },
+                [chosen],
+            )
+        )
+        self.pending = _Pending()
+
+    def _cards_of(self, readings: list[Reading]) -> set[Card]:
+        cards: set[Card] = set()
+        for r in readings:
+            play = r.observed.turn.play
+            cards |= {play.card} if isinstance(play, Discard) else {play.hand, *play.take}
+        return cards
+
+    def _alternatives(self, readings: list[Reading]) -> list[Reading]:
+        """A refused reading retried with each doubtful card read as its next-best label."""
+        out: list[Reading] = []
+        for r in readings:
+            turn = r.observed.turn
+            play = turn.play
+            if not isinstance(play, Sum):
+                continue
+            cards = [play.hand, *play.take]
+            for i, card in enumerate(cards):
+                for alt in self.pending.low.get(card, ()):
+                    swapped = cards[:i] + [alt] + cards[i + 1 :]
+                    new = Sum(swapped[0], tuple(swapped[1:]))
+                    observed = ObservedTurn(
+                        Turn(turn.player, new, turn.tweak),
+                        r.observed.table_reveals,
+                        r.observed.shifted,
+                        r.observed.shifted_target,
+                        r.observed.tweak_won,
+                        target_after=r.observed.target_after,
+                    )
+                    error = self.seen.check(observed)
+                    if error is None:
+                        out.append(Reading(observed))
+        return out[:MAX_READINGS]
+
+    def _confidence(self, reading: Reading) -> float:
+        """The least confident reading among the cards the move used."""
+        play = reading.observed.turn.play
+        cards = [play.card] if isinstance(play, Discard) else [play.hand, *play.take]
+        return min([self.pending.conf.get(c, 1.0) for c in cards])
+
+    def _describe(self, observed: ObservedTurn) -> dict[str, Any]:
+        return turn_line(self.players, observed.turn)
+
+    def _round_over(self) -> list[Event]:
+        if self.over_reported or self.seen is None:
+            return []
+        self.over_reported = True
+        scores = self.seen.scores()
+        return [
+            Event(
+                "round_over",
+                {
+                    "scores": dict(zip(self.players, scores)),
+                    "tweaks": dict(zip(self.players, self.seen.round.tweak_counts)),
+                    "moves": len(self.seen.turns),
+                },
+            )
+        ]

@@ -1,0 +1,145 @@
+"""What the referee reads from one still moment of the table: a :class:`TableView`.
+
+The scanner's tracker gives cards with labels and positions; here they become the game's terms:
+the face-up numeric cards (the centre), the target (the back on the deck), and each seat's T!
+cards, face up (held) or face down (used). Seats are found by angle around the middle of the
+picture: the first player sits at the bottom edge, the next ones clockwise, evenly spread (the
+layout the printed mat and the README ask for).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from companion.engine.cards import Card, Colour, TweakKind
+
+LOW_CONFIDENCE = 0.6  # below this a reading is doubted: the move that uses it is asked, not guessed
+NOISE_CONFIDENCE = 0.35  # below this a quad is not taken for a card at all (a split or a reflection)
+
+
+@dataclass(frozen=True)
+class SeenCard:
+    card: Card
+    position: tuple[float, float]
+    confidence: float = 1.0
+    alternatives: tuple[Card, ...] = ()  # other readings of the same card, best first
+
+
+@dataclass
+class TableView:
+    """One still moment of the table in the game's terms."""
+
+    time: float
+    centre: list[SeenCard]
+    target: int | None  # None: the deck's back could not be read
+    deck_empty: bool = False
+    held: list[Counter] = field(default_factory=list)  # per seat: face-up T! kinds
+    used: list[int] = field(default_factory=list)  # per seat: face-down T! cards
+    confidence: float = 1.0
+
+    @property
+    def cards(self) -> Counter:
+        return Counter(s.card for s in self.centre)
+
+    def doubtful(self) -> list[SeenCard]:
+        return [s for s in self.centre if s.confidence < LOW_CONFIDENCE]
+
+
+def parse_card(label: str) -> Card | None:
+    colour, _, value = label.partition("-")
+    try:
+        return Card(Colour(colour), int(value))
+    except ValueError:
+        return None
+
+
+class Seating:
+    """Turns tracked cards into :class:`TableView`: seats by angle, deck and T! pile by place.
+
+    The deck and the T! pile are where their backs lay in the first still moment of the round.
+    """
+
+    def __init__(self, players: int, frame_size: tuple[int, int]) -> None:
+        self.players = players
+        self.middle = np.array(frame_size, np.float64) / 2
+        self.deck_at: np.ndarray | None = None
+        self.pile_at: np.ndarray | None = None
+        self.card_length: float | None = None
+
+    def seat_of(self, point: np.ndarray) -> int:
+        dx, dy = point - self.middle
+        angle = math.degrees(math.atan2(dy, dx))  # image axes: 90 is straight down
+        step = 360 / self.players
+        return int(round(((angle - 90) % 360) / step)) % self.players
+
+    def view(self, time: float, cards: Sequence[Any]) -> TableView:
+        """``cards``: objects with ``label``, ``corners`` (4x2), ``confidence`` and optional ``candidates``."""
+        cards = _clean(cards)
+        centres = [np.asarray(c.corners, np.float64).reshape(4, 2).mean(axis=0) for c in cards]
+        if self.card_length is None and cards:
+            sides = [np.linalg.norm(np.diff(np.asarray(c.corners).reshape(4, 2)[[0, 1, 2]], axis=0), axis=1).max()
+                     for c in cards]
+            self.card_length = float(np.median(sides))
+        reach = 0.6 * (self.card_length or 100.0)
+        backs = [(c, x) for c, x in zip(cards, centres) if c.label.startswith("back-") or c.label == "special-7"]
+        piles = [(c, x) for c, x in zip(cards, centres) if c.label == "tweak-back"]
+        if self.deck_at is None and backs:
+            self.deck_at = min((x for _, x in backs), key=lambda x: float(np.linalg.norm(x - self.middle)))
+        if self.pile_at is None and piles:
+            self.pile_at = min((x for _, x in piles), key=lambda x: float(np.linalg.norm(x - self.middle)))
+        target, empty = None, False
+        if self.deck_at is not None:
+            near = [(c, x) for c, x in backs if np.linalg.norm(x - self.deck_at) < reach]
+            if near:
+                top = max(near, key=lambda cx: cx[0].confidence)[0]
+                if top.label == "special-7":
+                    target, empty = 7, True
+                else:
+                    target = int(top.label.split("-")[1])
+        held = [Counter() for _ in range(self.players)]
+        used = [0] * self.players
+        centre: list[SeenCard] = []
+        confidence = 1.0
+        for card, at in zip(cards, centres):
+            label = card.label
+            if label.startswith("tweak-") and label != "tweak-back":
+                held[self.seat_of(at)][TweakKind(label.split("-", 1)[1])] += 1
+            elif label == "tweak-back":
+                if self.pile_at is None or np.linalg.norm(at - self.pile_at) >= reach:
+                    used[self.seat_of(at)] += 1
+            else:
+                face = parse_card(label)
+                if face is None:
+                    continue
+                others = tuple(
+                    alt for alt in (parse_card(lab) for lab, _ in getattr(card, "candidates", ())[1:]) if alt
+                )
+                centre.append(SeenCard(face, (float(at[0]), float(at[1])), float(card.confidence), others))
+            confidence = min(confidence, float(card.confidence))
+        return TableView(time, centre, target, empty, held, used, confidence)
+
+
+def _clean(cards: Sequence[Any]) -> list[Any]:
+    """Drop quads too doubtful to be a card, and weaker quads lying mostly on a better one."""
+    import cv2
+
+    kept: list[Any] = []
+    for card in sorted(cards, key=lambda c: -c.confidence):
+        if card.confidence < NOISE_CONFIDENCE:
+            continue
+        quad = np.asarray(card.corners, np.float32).reshape(4, 2)
+        area = abs(cv2.contourArea(quad))
+        covered = False
+        for other in kept:
+            inter, _ = cv2.intersectConvexConvex(quad, np.asarray(other.corners, np.float32).reshape(4, 2))
+            if area > 0 and inter > 0.3 * area:
+                covered = True
+                break
+        if not covered:
+            kept.append(card)
+    return kept
