@@ -323,7 +323,7 @@ class Referee:
                     "n": len(seen.turns),
                     **self._describe(chosen.observed),
                     "verdict": "valid",
-                    "tweak": seen.round.tweak_counts[mover] > tweaks_before,
+                    "made_tweak": seen.round.tweak_counts[mover] > tweaks_before,
                     "asked": asked is not None,
                     "confidence": round(self._confidence(chosen), 3),
                     "target": seen.round.target if not seen.round.is_over() else None,

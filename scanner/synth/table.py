@@ -572,10 +572,10 @@ def state_scene(state: TableState, seed: int) -> Scene:
     """A fixed table layout for a game state: the same card keeps its place from state to state
     (centre slots in order), so a virtual camera sees only what the game changed."""
     rng = random.Random(seed * 7919 + 17)
-    width, height = 760.0, 520.0
+    width, height = 1000.0, 580.0  # about the frame's shape, so the camera uses all its pixels
     scene = Scene((width, height), players=state.players)
     cx, cy = width / 2, height / 2
-    deck_pos = (cx - 50, cy - 145)
+    deck_pos = (cx - 45, cy - 125)
     if state.deck_back is None:
         scene.target = 7
         scene.cards.append(PlacedCard("special-7", deck_pos, 2.0, "special"))
@@ -587,25 +587,25 @@ def state_scene(state: TableState, seed: int) -> Scene:
         ]
         scene.cards.append(PlacedCard(f"back-{state.deck_back}", (deck_pos[0] + 2, deck_pos[1] - 3), 2.0, "deck"))
     if state.tweak_pile:
-        scene.cards.append(PlacedCard("tweak-back", (cx + 50, cy - 145), -3.0, "tweak_pile"))
+        scene.cards.append(PlacedCard("tweak-back", (cx + 45, cy - 125), -3.0, "tweak_pile"))
     jitter = [(rng.uniform(-4, 4), rng.uniform(-4, 4), rng.uniform(-6, 6)) for _ in range(40)]
-    cols = 6
+    cols = 7
     for i, label in enumerate(state.table[:30]):
         if label is None:
             continue
         col, row = i % cols, i // cols
         dx, dy, da = jitter[i]
-        x = cx + (col - (cols - 1) / 2) * 80 + dx
-        y = cy - 30 + row * 104 + dy
+        x = cx + (col - (cols - 1) / 2) * 92 + dx  # a finger's width between cards
+        y = cy - 5 + row * 114 + dy
         scene.cards.append(PlacedCard(label, (x, y), da, "centre"))
     for p in range(state.players):
         theta = math.pi / 2 + 2 * math.pi * p / state.players
-        base = (cx + (width / 2 - 60) * math.cos(theta), cy + (height / 2 - 60) * math.sin(theta))
+        base = (cx + (width / 2 - 70) * math.cos(theta), cy + (height / 2 - 58) * math.sin(theta))
         facing = math.degrees(theta) - 90
         if state.won[p]:
             scene.cards.append(PlacedCard("back-9", base, facing + 8, "won_pile", p))
         for k, label in enumerate(state.tweak_cards[p][:6]):
-            along = 75 * (k // 2 + 1) * (1 if k % 2 == 0 else -1)  # both sides of the won pile
+            along = 72 * (k // 2 + 1) * (1 if k % 2 == 0 else -1)  # both sides of the won pile
             pos = (base[0] - along * math.sin(theta), base[1] + along * math.cos(theta))
             scene.cards.append(PlacedCard(label, pos, facing, "tweak_card", p))
     return scene
