@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.engine.state import Discard, Turn
+from companion.engine.state import Discard, Turn, UseJoker
 
 from .infer import Event
 from .run import referee_frames
@@ -31,6 +31,8 @@ def _same_tweak(a: Turn, b: Turn) -> bool:
         return a.tweak is b.tweak
     if type(a.tweak) is not type(b.tweak):
         return False
+    if isinstance(a.tweak, UseJoker) and isinstance(a.play, Discard):
+        return True  # a Joker's delta with a discard changes nothing and cannot be seen
     if hasattr(a.tweak, "cards"):
         return sorted(a.tweak.cards, key=repr) == sorted(b.tweak.cards, key=repr)
     return a.tweak == b.tweak

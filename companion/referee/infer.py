@@ -85,6 +85,8 @@ class Referee:
         self.answer = answer or _take_first
         self.seen: ObservedRound | None = None
         self.pending = _Pending()
+        self.owners: list[tuple[tuple[float, float], int]] = []  # where each won T! card lies, and whose
+        self._view: TableView | None = None
         self.over_reported = False
 
     # -- feeding views ---------------------------------------------------------------------
@@ -95,6 +97,8 @@ class Referee:
         rnd = self.seen.round
         if rnd.is_over():
             return self._round_over()
+        self._assign_seats(view)
+        self._view = view
         events: list[Event] = []
         self._see(view, events, depth=0)
         if rnd.is_over():
@@ -175,6 +179,31 @@ class Referee:
         pending.arrivals = arrivals
         pending.last_target = view.target
 
+    def _owner(self, tweak, view: TableView) -> int | None:
+        near = [(abs(x - tweak.position[0]) + abs(y - tweak.position[1]), seat) for (x, y), seat in self.owners]
+        near = [n for n in near if n[0] < 0.5 * view.card_length]
+        return min(near)[1] if near else None
+
+    def _assign_seats(self, view: TableView) -> None:
+        """Count each seat's T! cards by who was seen to win them (by angle for cards never placed)."""
+        held = [Counter() for _ in self.players]
+        used = [0] * len(self.players)
+        for tweak in view.tweaks:
+            seat = self._owner(tweak, view)
+            seat = tweak.seat if seat is None else seat
+            if tweak.kind is None:
+                used[seat] += 1
+            else:
+                held[seat][tweak.kind] += 1
+        view.held, view.used = held, used
+
+    def _claim(self, view: TableView, player: int) -> None:
+        """After a TWEAK: the face-up T! card nobody owns yet is the player's."""
+        free = [t for t in view.tweaks if t.kind is not None and self._owner(t, view) is None]
+        if free:
+            nearest = min(free, key=lambda t: (t.seat != player, t.position))
+            self.owners.append((nearest.position, player))
+
     def _flips(self, view: TableView) -> dict[int, TweakKind]:
         """Seats whose T! card was turned face down since the turn began, with its kind."""
         rnd = self.seen.round
@@ -200,7 +229,9 @@ class Referee:
 
     # -- readings --------------------------------------------------------------------------
 
-    def _tweak_options(self, effects: list[Card], shifted_target: int | None) -> list[tuple[TweakUse | None, dict]]:
+    def _tweak_options(
+        self, effects: list[Card], shifted_target: int | None, discard: bool = False
+    ) -> list[tuple[TweakUse | None, dict]]:
         rnd = self.seen.round
         p = rnd.to_move
         kind = self.pending.flip
@@ -208,7 +239,8 @@ class Referee:
         if kind is None:
             return [(None, {})]
         if kind is TweakKind.JOKER:
-            return [(UseJoker(1), {}), (UseJoker(-1), {})]
+            # with a discard the delta changes nothing and cannot be seen: recorded as +1 (README)
+            return [(UseJoker(1), {})] if discard else [(UseJoker(1), {}), (UseJoker(-1), {})]
         if kind is TweakKind.SHIFTER:
             return [(UseShifter(), {"shifted": effects[0] if effects else None, "shifted_target": shifted_target})]
         if kind is TweakKind.THIEF:
@@ -245,18 +277,23 @@ class Referee:
         return readings
 
     def _gained(self, view: TableView) -> TweakKind | None:
+        """The T! card won by this turn's TWEAK (R4.2): the face-up one nobody was seen to win."""
+        free = [t for t in view.tweaks if t.kind is not None and self._owner(t, view) is None]
+        if len(free) == 1:
+            return free[0].kind
         rnd = self.seen.round
         p = rnd.to_move
-        held = Counter(rnd.tweaks_held[p])
-        if self.pending.flip is not None:
-            held[self.pending.flip] -= 1
-        new = view.held[p] - held if p < len(view.held) else Counter()
-        return next(iter(new)) if len(new) == 1 else None
+        mine = [t for t in free if t.seat == p]
+        return mine[0].kind if len(mine) == 1 else None
 
     def _commit_sum(self, view: TableView, refill: list[Card], gone: Counter, events: list[Event]) -> None:
         readings = self._readings(view, refill, gone, self._gained(view))
         if not any(r.error is None for r in readings) and refill:  # the cards that came last were a discard
             readings += self._readings(view, [], gone, self._gained(view))
+        if not any(r.error is None for r in readings):  # a refill card may be the twin of the hand card
+            for card in dict.fromkeys(self.pending.arrivals):
+                twin = Counter([card])
+                readings += self._readings(view, refill + [card], gone + twin, self._gained(view))
         self._decide(readings, events, "sum")
 
     def _commit_discard(self, events: list[Event], target_after: int | None) -> None:
@@ -266,7 +303,7 @@ class Referee:
         effects, rest = pending.arrivals[:k], pending.arrivals[k:]
         readings = []
         for card in dict.fromkeys(rest[:1] or pending.arrivals[-1:]):
-            for use, extra in self._tweak_options(effects, pending.shifted_target):
+            for use, extra in self._tweak_options(effects, pending.shifted_target, discard=True):
                 observed = ObservedTurn(Turn(rnd.to_move, Discard(card), use), target_after=target_after, **extra)
                 readings.append(Reading(observed, self.seen.check(observed)))
         self._decide(readings, events, "discard")
@@ -316,6 +353,8 @@ class Referee:
         mover = chosen.observed.turn.player
         tweaks_before = seen.round.tweak_counts[mover]
         seen.push(chosen.observed)
+        if seen.round.tweak_counts[mover] > tweaks_before and self._view is not None:
+            self._claim(self._view, mover)
         events.append(
             Event(
                 "move",

@@ -30,6 +30,15 @@ class SeenCard:
     alternatives: tuple[Card, ...] = ()  # other readings of the same card, best first
 
 
+@dataclass(frozen=True)
+class SeenTweak:
+    """A T! card in front of a player: face up (its kind) or face down (``kind`` None, used)."""
+
+    kind: TweakKind | None
+    position: tuple[float, float]
+    seat: int  # the seat its angle points to (the referee prefers the owner it saw win the card)
+
+
 @dataclass
 class TableView:
     """One still moment of the table in the game's terms."""
@@ -41,6 +50,8 @@ class TableView:
     held: list[Counter] = field(default_factory=list)  # per seat: face-up T! kinds
     used: list[int] = field(default_factory=list)  # per seat: face-down T! cards
     confidence: float = 1.0
+    tweaks: list[SeenTweak] = field(default_factory=list)
+    card_length: float = 100.0  # pixels
 
     @property
     def cards(self) -> Counter:
@@ -104,14 +115,19 @@ class Seating:
         held = [Counter() for _ in range(self.players)]
         used = [0] * self.players
         centre: list[SeenCard] = []
+        tweaks: list[SeenTweak] = []
         confidence = 1.0
         for card, at in zip(cards, centres):
             label = card.label
+            xy = (float(at[0]), float(at[1]))
             if label.startswith("tweak-") and label != "tweak-back":
-                held[self.seat_of(at)][TweakKind(label.split("-", 1)[1])] += 1
+                kind = TweakKind(label.split("-", 1)[1])
+                held[self.seat_of(at)][kind] += 1
+                tweaks.append(SeenTweak(kind, xy, self.seat_of(at)))
             elif label == "tweak-back":
                 if self.pile_at is None or np.linalg.norm(at - self.pile_at) >= reach:
                     used[self.seat_of(at)] += 1
+                    tweaks.append(SeenTweak(None, xy, self.seat_of(at)))
             else:
                 face = parse_card(label)
                 if face is None:
@@ -121,7 +137,7 @@ class Seating:
                 )
                 centre.append(SeenCard(face, (float(at[0]), float(at[1])), float(card.confidence), others))
             confidence = min(confidence, float(card.confidence))
-        return TableView(time, centre, target, empty, held, used, confidence)
+        return TableView(time, centre, target, empty, held, used, confidence, tweaks, self.card_length or 100.0)
 
 
 def _clean(cards: Sequence[Any]) -> list[Any]:
