@@ -64,7 +64,7 @@ class Tracker:
         self.moving = False
 
     def motion(self, frame: np.ndarray) -> float:
-        """Percent of a small copy that changed (in any colour channel) by more than ``CHANGED`` levels since the last frame.
+        """Percent of a small copy that changed by more than ``CHANGED`` levels (any channel) since the last frame.
 
         A share of changed pixels, not a mean difference: a hand or one card moved changes a small
         part of the picture a lot, while sensor noise changes all of it a little.

@@ -59,6 +59,8 @@ class _Pending:
     flip_seat: int | None = None
     shifted_target: int | None = None
     last_target: int | None = None
+    refusal: Event | None = None  # a view no reading fits: reported if the next view agrees
+    refused_views: int = 0
     low: dict[Card, tuple[Card, ...]] = field(default_factory=dict)  # doubtful readings and their alternatives
     conf: dict[Card, float] = field(default_factory=dict)  # the least confidence each card was read with
 
@@ -161,10 +163,21 @@ class Referee:
                 pending.low[s.card] = s.alternatives
         if p in flips and pending.flip is None:
             pending.flip, pending.flip_seat = flips[p], p
-        if gone:
-            self._commit_sum(view, list(new.elements()), gone, events)
-            return
         expected = self._effects_expected(pending.flip)
+        if gone:
+            if self._commit_sum(view, list(new.elements()), gone, events):
+                return
+            if pending.arrivals and len(pending.arrivals) + sum(new.values()) > expected + 1:
+                # no sum fits: the first card was a discard, and the next player is already playing
+                saved = (list(pending.arrivals), pending.refusal)
+                pending.arrivals = pending.arrivals[: expected + 1]
+                if self._commit_discard(events, pending.last_target):
+                    self._see(view, events, depth + 1)
+                    return
+                pending.arrivals, pending.refusal = saved
+            self._refuse_if_lasting(events)
+            return
+        pending.refusal = None
         if not pending.arrivals and not new and view.target is not None and pending.flip is None:
             seen.observe_target(view.target)  # the target before the turn (R3.1)
         arrivals = pending.arrivals + sorted(new.elements(), key=lambda c: (c.colour.value, c.value))
@@ -286,7 +299,14 @@ class Referee:
         mine = [t for t in free if t.seat == p]
         return mine[0].kind if len(mine) == 1 else None
 
-    def _commit_sum(self, view: TableView, refill: list[Card], gone: Counter, events: list[Event]) -> None:
+    def _refuse_if_lasting(self, events: list[Event]) -> None:
+        """A card missed in one view looks like a move: only a refusal seen twice is reported."""
+        pending = self.pending
+        pending.refused_views += 1
+        if pending.refusal is not None and pending.refused_views == 2:
+            events.append(pending.refusal)
+
+    def _commit_sum(self, view: TableView, refill: list[Card], gone: Counter, events: list[Event]) -> bool:
         readings = self._readings(view, refill, gone, self._gained(view))
         if not any(r.error is None for r in readings) and refill:  # the cards that came last were a discard
             readings += self._readings(view, [], gone, self._gained(view))
@@ -294,9 +314,9 @@ class Referee:
             for card in dict.fromkeys(self.pending.arrivals):
                 twin = Counter([card])
                 readings += self._readings(view, refill + [card], gone + twin, self._gained(view))
-        self._decide(readings, events, "sum")
+        return self._decide(readings, events, "sum")
 
-    def _commit_discard(self, events: list[Event], target_after: int | None) -> None:
+    def _commit_discard(self, events: list[Event], target_after: int | None) -> bool:
         rnd = self.seen.round
         pending = self.pending
         k = self._effects_expected(pending.flip)
@@ -306,9 +326,10 @@ class Referee:
             for use, extra in self._tweak_options(effects, pending.shifted_target, discard=True):
                 observed = ObservedTurn(Turn(rnd.to_move, Discard(card), use), target_after=target_after, **extra)
                 readings.append(Reading(observed, self.seen.check(observed)))
-        self._decide(readings, events, "discard")
+        return self._decide(readings, events, "discard")
 
-    def _decide(self, readings: list[Reading], events: list[Event], what: str) -> None:
+    def _decide(self, readings: list[Reading], events: list[Event], what: str) -> bool:
+        """Play the reading that fits (asking when several do); False when none fits."""
         seen = self.seen
         pending = self.pending
         valid = [r for r in readings if r.error is None]
@@ -336,20 +357,17 @@ class Referee:
         else:
             first = readings[0] if readings else None
             err = first.error if first else None
-            events.append(
-                Event(
-                    "refused",
-                    {
-                        "player": player,
-                        "move": self._describe(first.observed) if first else None,
-                        "rule": err.rule if err else None,
-                        "message": err.message if err else f"no {what} fits what was seen",
-                    },
-                    readings,
-                )
+            pending.refusal = Event(
+                "refused",
+                {
+                    "player": player,
+                    "move": self._describe(first.observed) if first else None,
+                    "rule": err.rule if err else None,
+                    "message": err.message if err else f"no {what} fits what was seen",
+                },
+                readings,
             )
-            self.pending = _Pending()
-            return
+            return False
         mover = chosen.observed.turn.player
         tweaks_before = seen.round.tweak_counts[mover]
         seen.push(chosen.observed)
@@ -371,6 +389,7 @@ class Referee:
             )
         )
         self.pending = _Pending()
+        return True
 
     def _cards_of(self, readings: list[Reading]) -> set[Card]:
         cards: set[Card] = set()

@@ -24,7 +24,11 @@ class Timed:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
-        return {**self.event.as_json(), "time": round(self.frame_time, 2), "latency_ms": round(self.still_to_verdict_ms, 1)}
+        return {
+            **self.event.as_json(),
+            "time": round(self.frame_time, 2),
+            "latency_ms": round(self.still_to_verdict_ms, 1),
+        }
 
 
 def referee_frames(

@@ -93,8 +93,10 @@ class Seating:
         cards = _clean(cards)
         centres = [np.asarray(c.corners, np.float64).reshape(4, 2).mean(axis=0) for c in cards]
         if self.card_length is None and cards:
-            sides = [np.linalg.norm(np.diff(np.asarray(c.corners).reshape(4, 2)[[0, 1, 2]], axis=0), axis=1).max()
-                     for c in cards]
+            sides = [
+                np.linalg.norm(np.diff(np.asarray(c.corners).reshape(4, 2)[[0, 1, 2]], axis=0), axis=1).max()
+                for c in cards
+            ]
             self.card_length = float(np.median(sides))
         reach = 0.6 * (self.card_length or 100.0)
         backs = [(c, x) for c, x in zip(cards, centres) if c.label.startswith("back-") or c.label == "special-7"]

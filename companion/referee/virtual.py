@@ -19,7 +19,7 @@ import numpy as np
 from companion.bots import make_policy
 from companion.engine.cards import Colour, Edition
 from companion.engine.setup import deal, default_colours
-from companion.engine.state import Discard, Round, Sum, Turn, UseBomb, UseShifter, UseThief
+from companion.engine.state import Discard, Round, Sum, UseBomb, UseShifter, UseThief
 
 FPS = 10.0
 STILL_FRAMES = 3  # frames of each still moment (0.3 s at 10 fps)

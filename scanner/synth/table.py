@@ -568,6 +568,9 @@ class TableState:
     won: list[int]  # per player: cards in the won pile
 
 
+T_CARD_ALONG = (72, -72, 144, -144, 216, -216, 288, -288)  # T! cards along the edge, both sides of the won pile
+
+
 def state_scene(state: TableState, seed: int) -> Scene:
     """A fixed table layout for a game state: the same card keeps its place from state to state
     (centre slots in order), so a virtual camera sees only what the game changed."""
@@ -604,9 +607,9 @@ def state_scene(state: TableState, seed: int) -> Scene:
         facing = math.degrees(theta) - 90
         if state.won[p]:
             scene.cards.append(PlacedCard("back-9", base, facing + 8, "won_pile", p))
-        for k, label in enumerate(state.tweak_cards[p][:6]):
-            along = 72 * (k // 2 + 1) * (1 if k % 2 == 0 else -1)  # both sides of the won pile
-            pos = (base[0] - along * math.sin(theta), base[1] + along * math.cos(theta))
+        places = [(base[0] - along * math.sin(theta), base[1] + along * math.cos(theta)) for along in T_CARD_ALONG]
+        inside = [(x, y) for x, y in places if 55 < x < width - 55 and 55 < y < height - 55]  # all in view
+        for label, pos in zip(state.tweak_cards[p], inside):
             scene.cards.append(PlacedCard(label, pos, facing, "tweak_card", p))
     return scene
 
