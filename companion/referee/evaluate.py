@@ -12,7 +12,7 @@ from companion.engine.state import Discard, Turn, UseJoker
 
 from .infer import Event
 from .run import referee_frames
-from .virtual import frames, play_round
+from .virtual import centre_zone, frames, play_round
 
 NAMES = ["Ana", "Ben", "Cai", "Dee", "Eva", "Fil"]
 
@@ -84,7 +84,8 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
     frame_list = list(frames(virtual))
     report.frames = len(frame_list)
     last = None
-    for timed in referee_frames(((f.time, f.image) for f in frame_list), scanner, names, dealer, answer=answer):
+    feed = ((f.time, f.image) for f in frame_list)
+    for timed in referee_frames(feed, scanner, names, dealer, answer=answer, zones=centre_zone(virtual)):
         event = timed.event
         if event.kind == "question":
             asked_at.add(len(referee_turns))

@@ -40,6 +40,7 @@ def referee_frames(
     edition: Edition = Edition.CLASSIC,
     answer: Answer | None = None,
     still_seconds: float = 0.2,
+    zones: Any = None,
 ) -> Iterator[Timed]:
     """Referee a round from ``(time, frame)`` pairs: every event as it is decided.
 
@@ -53,7 +54,7 @@ def referee_frames(
     seating: Seating | None = None
     for now, frame in frames:
         if seating is None:
-            seating = Seating(len(players), (frame.shape[1], frame.shape[0]))
+            seating = Seating(len(players), (frame.shape[1], frame.shape[0]), zones)
         started = time.perf_counter()
         if tracker.is_moving(frame):
             tracker.update(now, frame, None, motion_checked=True)

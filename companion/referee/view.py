@@ -75,8 +75,12 @@ class Seating:
     The deck and the T! pile are where their backs lay in the first still moment of the round.
     """
 
-    def __init__(self, players: int, frame_size: tuple[int, int]) -> None:
+    def __init__(self, players: int, frame_size: tuple[int, int], zones: Any = None) -> None:
+        """``zones``: a calibration (``scanner.calibration``) with a "centre" zone, if there is one:
+        face-up numbers outside it are then not centre cards (a T! card misread, a card in a hand)."""
         self.players = players
+        self.frame_size = frame_size
+        self.zones = zones
         self.middle = np.array(frame_size, np.float64) / 2
         self.deck_at: np.ndarray | None = None
         self.pile_at: np.ndarray | None = None
@@ -132,7 +136,7 @@ class Seating:
                     tweaks.append(SeenTweak(None, xy, self.seat_of(at)))
             else:
                 face = parse_card(label)
-                if face is None:
+                if face is None or not self._in_centre(card):
                     continue
                 others = tuple(
                     alt for alt in (parse_card(lab) for lab, _ in getattr(card, "candidates", ())[1:]) if alt
@@ -140,6 +144,10 @@ class Seating:
                 centre.append(SeenCard(face, (float(at[0]), float(at[1])), float(card.confidence), others))
             confidence = min(confidence, float(card.confidence))
         return TableView(time, centre, target, empty, held, used, confidence, tweaks, self.card_length or 100.0)
+
+
+    def _in_centre(self, card: Any) -> bool:
+        return self.zones is None or self.zones.zone_of(card.corners, self.frame_size) == "centre"
 
 
 def _clean(cards: Sequence[Any]) -> list[Any]:

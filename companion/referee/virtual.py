@@ -131,10 +131,29 @@ def play_round(
     return out
 
 
+def centre_zone(virtual: VirtualRound):
+    """The virtual camera's calibration: where the centre of the table lies in its pictures."""
+    import cv2
+
+    from scanner.calibration import Calibration
+    from scanner.synth.cards import REFERENCE_STYLE
+    from scanner.synth.table import CENTRE_MM, render_state, state_scene
+
+    state = virtual.states[0][0]
+    rendered = render_state(state, virtual.seed, upright=True, style=REFERENCE_STYLE)
+    width, height = state_scene(state, virtual.seed).size_mm
+    x0, y0, x1, y1 = CENTRE_MM
+    corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64) + [width / 2, height / 2]
+    hom = np.array(rendered.truth["homography"])
+    polygon = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), hom).reshape(-1, 2).astype(np.float32)
+    return Calibration((rendered.truth["width"], rendered.truth["height"]), {"centre": polygon})
+
+
 def frames(
     virtual: VirtualRound, still_frames: int = STILL_FRAMES, fps: float = FPS, noise: float = 2.0
 ) -> Iterator[VirtualFrame]:
     """The camera's frames: for each state a hand passing, then ``still_frames`` still ones."""
+    from scanner.synth.cards import REFERENCE_STYLE
     from scanner.synth.table import arm_over, render_state
 
     rng = random.Random(virtual.seed * 31 + 7)
@@ -145,7 +164,7 @@ def frames(
         if previous is not None and state == previous:
             continue
         previous = state
-        image = render_state(state, virtual.seed, upright=True).image
+        image = render_state(state, virtual.seed, upright=True, style=REFERENCE_STYLE).image
         yield VirtualFrame(now, arm_over(image, rng), done)
         now += 1 / fps
         for _ in range(still_frames):

@@ -36,6 +36,7 @@ def camera_jpeg(live: LiveMatch, scanner: Any, cache: dict) -> bytes | None:
     import cv2
     import numpy as np
 
+    from scanner.synth.cards import REFERENCE_STYLE
     from scanner.synth.table import render_state
 
     key = (live.id, live.version)
@@ -45,7 +46,7 @@ def camera_jpeg(live: LiveMatch, scanner: Any, cache: dict) -> bytes | None:
         state = table_state(live)
         if state is None:
             return None
-        frame = render_state(state, live.seed).image
+        frame = render_state(state, live.seed, upright=True, style=REFERENCE_STYLE).image
         if scanner is not None:
             result = scanner.scan(frame)
             for card in result.cards:

@@ -70,6 +70,32 @@ class ArtStyle:
     back_ornament: str = "none"  # none | diamond | ring | bars (training styles only)
 
 
+REFERENCE_STYLE = ArtStyle(
+    font=TRAIN_FONTS[0],
+    italic=False,
+    thickness=1.1,
+    layout="diamond",
+    numeral_scale=1.0,
+    numeral_dx=0.0,
+    numeral_dy=0.0,
+    corner_index="tl",
+    pattern="none",
+    hue_shift=0,
+    sat_scale=1.0,
+    val_scale=1.0,
+    paper=(245, 245, 245),
+    margin=0.08,
+    back_frame=True,
+    back_ink=(240, 240, 240),
+    tweak_colour=(60, 160, 60),
+    heldout=False,
+    stretch=1.0,
+    shear=0.0,
+    back_ornament="ring",
+)
+"""The virtual table's own deck: one fixed look, like a real deck (other looks are enrolled)."""
+
+
 def random_style(rng: random.Random, heldout: bool = False) -> ArtStyle:
     """A random deck style from the training space, or from the held-out one."""
     if heldout:

@@ -513,6 +513,7 @@ def draw_scene(scene: Scene, cond: Conditions, style: ArtStyle, rng: random.Rand
         "conditions": asdict(cond),
         "style": {"font": style.font, "layout": style.layout, "heldout": style.heldout},
         "cards": cards,
+        "homography": hom.tolist(),  # table millimetres -> image pixels (before the lens distortion)
     }
     if cond.surface == "mat":  # the printed mat's layout (scanner.mat.MatLayout), in table millimetres
         truth["mat"] = {"width": int(scene.size_mm[0]), "height": int(scene.size_mm[1]), "marker": 60, "inset": 15}
@@ -568,6 +569,7 @@ class TableState:
     won: list[int]  # per player: cards in the won pile
 
 
+CENTRE_MM = (-370.0, -60.0, 370.0, 165.0)  # the centre cards' area around the table's middle: x0, y0, x1, y1
 T_CARD_ALONG = (72, -72, 144, -144, 216, -216, 288, -288)  # T! cards along the edge, both sides of the won pile
 
 
@@ -592,7 +594,7 @@ def state_scene(state: TableState, seed: int) -> Scene:
     if state.tweak_pile:
         scene.cards.append(PlacedCard("tweak-back", (cx + 45, cy - 125), -3.0, "tweak_pile"))
     jitter = [(rng.uniform(-4, 4), rng.uniform(-4, 4), rng.uniform(-6, 6)) for _ in range(40)]
-    cols = 7
+    cols = 8
     for i, label in enumerate(state.table[:30]):
         if label is None:
             continue
@@ -615,14 +617,19 @@ def state_scene(state: TableState, seed: int) -> Scene:
 
 
 def render_state(
-    state: TableState, seed: int, conditions: Conditions | None = None, upright: bool = False
+    state: TableState,
+    seed: int,
+    conditions: Conditions | None = None,
+    upright: bool = False,
+    style: ArtStyle | None = None,
 ) -> RenderedTable:
     """The virtual camera's photo of a game state: camera, light and deck art fixed by ``seed``.
 
     ``upright``: the camera is mounted as the README asks, the first player at the picture's bottom.
     """
     rng = random.Random(seed)
-    style = random_style(rng)
+    drawn = random_style(rng)  # drawn even when a style is given: the same seed, the same light
+    style = style or drawn
     cond = conditions or Conditions(
         1280,
         720,
