@@ -310,8 +310,10 @@ class Referee:
         readings = self._readings(view, refill, gone, self._gained(view))
         if not any(r.error is None for r in readings) and refill:  # the cards that came last were a discard
             readings += self._readings(view, [], gone, self._gained(view))
-        if not any(r.error is None for r in readings):  # a refill card may be the twin of the hand card
-            for card in dict.fromkeys(self.pending.arrivals):
+        if not any(r.error is None for r in readings):
+            # a card turned onto the table by the refill may be the twin of one just picked up
+            start = Counter(self.seen.round.table) + self.pending.seen
+            for card in dict.fromkeys(c for c in view.cards if start[c]):
                 twin = Counter([card])
                 readings += self._readings(view, refill + [card], gone + twin, self._gained(view))
         return self._decide(readings, events, "sum")
