@@ -57,6 +57,7 @@ class _Pending:
     arrivals: list[Card] = field(default_factory=list)  # centre cards that appeared this turn, in order
     flip: TweakKind | None = None
     flip_seat: int | None = None
+    given: dict[Card, int] = field(default_factory=dict)  # cards seen laid in front of a seat this turn
     shifted_target: int | None = None
     last_target: int | None = None
     refusal: Event | None = None  # a view no reading fits: reported if the next view agrees
@@ -163,6 +164,9 @@ class Referee:
                 pending.low[s.card] = s.alternatives
         if p in flips and pending.flip is None:
             pending.flip, pending.flip_seat = flips[p], p
+        for card, seat in view.given:
+            if seat != p:
+                pending.given[card] = seat
         expected = self._effects_expected(pending.flip)
         if gone:
             if self._commit_sum(view, list(new.elements()), gone, events):
@@ -180,7 +184,10 @@ class Referee:
         pending.refusal = None
         if not pending.arrivals and not new and view.target is not None and pending.flip is None:
             seen.observe_target(view.target)  # the target before the turn (R3.1)
-        arrivals = pending.arrivals + sorted(new.elements(), key=lambda c: (c.colour.value, c.value))
+        # cards given up to a T! card come first, then the hand card
+        arrivals = pending.arrivals + sorted(
+            new.elements(), key=lambda c: (c not in pending.given, c.colour.value, c.value)
+        )
         if pending.flip is UseShifter.kind and new and len(pending.arrivals) < 1:
             pending.shifted_target = view.target
         if len(arrivals) > expected + 1:
@@ -256,8 +263,16 @@ class Referee:
             return [(UseJoker(1), {})] if discard else [(UseJoker(1), {}), (UseJoker(-1), {})]
         if kind is TweakKind.SHIFTER:
             return [(UseShifter(), {"shifted": effects[0] if effects else None, "shifted_target": shifted_target})]
+        given = self.pending.given
         if kind is TweakKind.THIEF:
-            return [(UseThief(v, effects[0]), {}) for v in others] if effects else []
+            if not effects:
+                return []
+            seen_victim = given.get(effects[0])
+            victims = [seen_victim] if seen_victim in others else others
+            return [(UseThief(v, effects[0]), {}) for v in victims]
+        seats = [given.get(c) for c in effects[: len(others)]]
+        if sorted(s for s in seats if s is not None) == sorted(others):  # each victim seen with its card
+            return [(UseBomb(tuple(sorted(zip(seats, effects)))), {})]  # type: ignore[arg-type]
         options = []
         for perm in dict.fromkeys(itertools.permutations(effects[: len(others)])):
             options.append((UseBomb(tuple(zip(others, perm))), {}))

@@ -52,6 +52,7 @@ class TableView:
     confidence: float = 1.0
     tweaks: list[SeenTweak] = field(default_factory=list)
     card_length: float = 100.0  # pixels
+    given: list[tuple[Card, int]] = field(default_factory=list)  # numbers laid in front of a seat (Thief, Bomb)
 
     @property
     def cards(self) -> Counter:
@@ -122,6 +123,7 @@ class Seating:
         used = [0] * self.players
         centre: list[SeenCard] = []
         tweaks: list[SeenTweak] = []
+        given: list[tuple[Card, int]] = []
         confidence = 1.0
         for card, at in zip(cards, centres):
             label = card.label
@@ -136,14 +138,18 @@ class Seating:
                     tweaks.append(SeenTweak(None, xy, self.seat_of(at)))
             else:
                 face = parse_card(label)
-                if face is None or not self._in_centre(card):
+                if face is None:
+                    continue
+                if not self._in_centre(card):
+                    given.append((face, self.seat_of(at)))
                     continue
                 others = tuple(
                     alt for alt in (parse_card(lab) for lab, _ in getattr(card, "candidates", ())[1:]) if alt
                 )
                 centre.append(SeenCard(face, (float(at[0]), float(at[1])), float(card.confidence), others))
             confidence = min(confidence, float(card.confidence))
-        return TableView(time, centre, target, empty, held, used, confidence, tweaks, self.card_length or 100.0)
+        length = self.card_length or 100.0
+        return TableView(time, centre, target, empty, held, used, confidence, tweaks, length, given)
 
 
     def _in_centre(self, card: Any) -> bool:

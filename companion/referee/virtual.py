@@ -78,7 +78,7 @@ def play_round(
     def take(label: str) -> None:
         slots[slots.index(label)] = None
 
-    def snapshot(deck_back: int | None, done: int) -> None:
+    def snapshot(deck_back: int | None, done: int, given: list[list[str]] | None = None) -> None:
         state = TableState(
             players=n,
             table=list(slots),
@@ -86,6 +86,7 @@ def play_round(
             tweak_pile=rnd.tweak_pile_left,
             tweak_cards=[list(t) for t in tweak_cards],
             won=[len(w) for w in rnd.won],
+            given=[list(g) for g in given] if given else [],
         )
         out.states.append((state, done))
 
@@ -98,18 +99,22 @@ def play_round(
         p = turn.player
         done = len(rnd.history)
         back = deck_back()
+        given: list[list[str]] = [[] for _ in range(n)]
         if turn.tweak is not None:
             held = tweak_cards[p]
             held[held.index(_tweak_label(turn.tweak.kind))] = "tweak-back"
-            if isinstance(turn.tweak, UseThief):
-                put(turn.tweak.stolen.name)
+            if isinstance(turn.tweak, UseThief):  # the victim lays the card in front of them first
+                given[turn.tweak.victim].append(turn.tweak.stolen.name)
             elif isinstance(turn.tweak, UseBomb):
-                for _, card in turn.tweak.cards:
-                    put(card.name)
+                for victim, card in turn.tweak.cards:
+                    given[victim].append(card.name)
             elif isinstance(turn.tweak, UseShifter):
                 put(rnd.deck[rnd.deck_pos].card.name)
                 back = rnd.deck[rnd.deck_pos + 1].back if rnd.deck_left > 1 else None
-            snapshot(back, done)
+            snapshot(back, done, given)
+            for cards in given:  # ... then into the centre
+                for label in cards:
+                    put(label)
         play = turn.play
         put(play.card.name if isinstance(play, Discard) else play.hand.name)
         snapshot(back, done)

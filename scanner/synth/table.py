@@ -567,6 +567,7 @@ class TableState:
     tweak_pile: int  # T! cards left in the pile
     tweak_cards: list[list[str]]  # per player: their T! cards ("tweak-joker"; "tweak-back" once used)
     won: list[int]  # per player: cards in the won pile
+    given: list[list[str]] = field(default_factory=list)  # per player: cards laid in front of them (Thief, Bomb)
 
 
 CENTRE_MM = (-370.0, -60.0, 370.0, 165.0)  # the centre cards' area around the table's middle: x0, y0, x1, y1
@@ -611,7 +612,8 @@ def state_scene(state: TableState, seed: int) -> Scene:
             scene.cards.append(PlacedCard("back-9", base, facing + 8, "won_pile", p))
         places = [(base[0] - along * math.sin(theta), base[1] + along * math.cos(theta)) for along in T_CARD_ALONG]
         inside = [(x, y) for x, y in places if 55 < x < width - 55 and 55 < y < height - 55]  # all in view
-        for label, pos in zip(state.tweak_cards[p], inside):
+        given = state.given[p] if p < len(state.given) else []
+        for label, pos in zip(state.tweak_cards[p] + given, inside):
             scene.cards.append(PlacedCard(label, pos, facing, "tweak_card", p))
     return scene
 
