@@ -82,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _extra_commands() -> list[Callable[[argparse._SubParsersAction], None]]:
     """Subcommands of the other packages, registered without importing their heavy parts."""
     registers = []
-    for module_name in ("companion.web.commands", "scanner.commands"):
+    for module_name in ("companion.web.commands", "companion.referee.commands", "scanner.commands"):
         try:
             module = __import__(module_name, fromlist=["register"])
         except ModuleNotFoundError as err:

@@ -39,6 +39,8 @@ class PiCamera:
 
     name = "picamera2"
 
+    live = True  # frames come in real time (a file or a folder is read as fast as it can be)
+
     def __init__(self, size: tuple[int, int] = (1280, 720), camera: int = 0, module: Any = None) -> None:
         if module is None:
             try:

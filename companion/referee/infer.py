@@ -57,7 +57,7 @@ class _Pending:
     arrivals: list[Card] = field(default_factory=list)  # centre cards that appeared this turn, in order
     flip: TweakKind | None = None
     flip_seat: int | None = None
-    given: dict[Card, int] = field(default_factory=dict)  # cards seen laid in front of a seat this turn
+    given: list[tuple[Card, int]] = field(default_factory=list)  # cards seen laid in front of a seat this turn
     shifted_target: int | None = None
     last_target: int | None = None
     refusal: Event | None = None  # a view no reading fits: reported if the next view agrees
@@ -164,9 +164,8 @@ class Referee:
                 pending.low[s.card] = s.alternatives
         if p in flips and pending.flip is None:
             pending.flip, pending.flip_seat = flips[p], p
-        for card, seat in view.given:
-            if seat != p:
-                pending.given[card] = seat
+        if view.given:
+            pending.given = [(card, seat) for card, seat in view.given if seat != p]
         expected = self._effects_expected(pending.flip)
         if gone:
             if self._commit_sum(view, list(new.elements()), gone, events):
@@ -185,9 +184,10 @@ class Referee:
         if not pending.arrivals and not new and view.target is not None and pending.flip is None:
             seen.observe_target(view.target)  # the target before the turn (R3.1)
         # cards given up to a T! card come first, then the hand card
-        arrivals = pending.arrivals + sorted(
-            new.elements(), key=lambda c: (c not in pending.given, c.colour.value, c.value)
-        )
+        owed = Counter(card for card, _ in pending.given) - Counter(pending.arrivals)
+        ordered = sorted(new.elements(), key=lambda c: (c.colour.value, c.value))
+        first = list((Counter(ordered) & owed).elements())
+        arrivals = pending.arrivals + first + list((Counter(ordered) - Counter(first)).elements())
         if pending.flip is UseShifter.kind and new and len(pending.arrivals) < 1:
             pending.shifted_target = view.target
         if len(arrivals) > expected + 1:
@@ -263,14 +263,12 @@ class Referee:
             return [(UseJoker(1), {})] if discard else [(UseJoker(1), {}), (UseJoker(-1), {})]
         if kind is TweakKind.SHIFTER:
             return [(UseShifter(), {"shifted": effects[0] if effects else None, "shifted_target": shifted_target})]
-        given = self.pending.given
+        seats = self._givers(effects[: 1 if kind is TweakKind.THIEF else len(others)])
         if kind is TweakKind.THIEF:
             if not effects:
                 return []
-            seen_victim = given.get(effects[0])
-            victims = [seen_victim] if seen_victim in others else others
+            victims = [seats[0]] if seats[0] in others else others
             return [(UseThief(v, effects[0]), {}) for v in victims]
-        seats = [given.get(c) for c in effects[: len(others)]]
         if sorted(s for s in seats if s is not None) == sorted(others):  # each victim seen with its card
             return [(UseBomb(tuple(sorted(zip(seats, effects)))), {})]  # type: ignore[arg-type]
         options = []
@@ -280,13 +278,25 @@ class Referee:
                 break
         return options
 
+    def _givers(self, cards: list[Card]) -> list[int | None]:
+        """The seat each card was seen laid in front of (None: not seen given)."""
+        left = list(self.pending.given)
+        seats: list[int | None] = []
+        for card in cards:
+            match = next((g for g in left if g[0] == card), None)
+            if match is not None:
+                left.remove(match)
+            seats.append(match[1] if match else None)
+        return seats
+
     def _readings(self, view: TableView, refill: list[Card], gone: Counter, gained: TweakKind | None) -> list[Reading]:
         rnd = self.seen.round
         p = rnd.to_move
         pending = self.pending
         k = self._effects_expected(pending.flip)
         effects, rest = pending.arrivals[:k], pending.arrivals[k:]
-        hands = [c for c in rest if gone[c]] + [c for c in dict.fromkeys(gone.elements()) if c not in rest]
+        # the hand card is a card laid this turn; only when none was seen can it be any card picked up
+        hands = [c for c in rest if gone[c]] or list(gone)
         readings: list[Reading] = []
         for hand in dict.fromkeys(hands):
             taken = gone - Counter([hand])

@@ -151,7 +151,6 @@ class Seating:
         length = self.card_length or 100.0
         return TableView(time, centre, target, empty, held, used, confidence, tweaks, length, given)
 
-
     def _in_centre(self, card: Any) -> bool:
         return self.zones is None or self.zones.zone_of(card.corners, self.frame_size) == "centre"
 

@@ -176,3 +176,30 @@ def frames(
             grain = noise_rng.normal(0, noise, image.shape).astype(np.float32)
             yield VirtualFrame(now, np.clip(image + grain, 0, 255).astype(np.uint8), done)
             now += 1 / fps
+
+
+def perfect_views(virtual: VirtualRound) -> Iterator:
+    """The table views a flawless camera would give (no rendering, no recognition): for testing
+    move inference on its own."""
+    from collections import Counter
+
+    from companion.engine.cards import TweakKind
+
+    from .view import SeenCard, SeenTweak, TableView, parse_card
+
+    now = 0.0
+    for state, _ in virtual.states:
+        centre = [SeenCard(parse_card(label), (100.0 * i, 0.0)) for i, label in enumerate(state.table) if label]
+        tweaks, held, used = [], [Counter() for _ in virtual.players], [0] * len(virtual.players)
+        for seat, labels in enumerate(state.tweak_cards):
+            for k, label in enumerate(labels):
+                kind = None if label == "tweak-back" else TweakKind(label.split("-", 1)[1])
+                tweaks.append(SeenTweak(kind, (1000.0 * (seat + 1) + 200.0 * k, 500.0), seat))
+                if kind is None:
+                    used[seat] += 1
+                else:
+                    held[seat][kind] += 1
+        given = [(parse_card(label), seat) for seat, labels in enumerate(state.given) for label in labels]
+        target = state.deck_back if state.deck_back is not None else 7
+        yield TableView(now, centre, target, state.deck_back is None, held, used, 1.0, tweaks, 100.0, given)
+        now += 0.4

@@ -1,0 +1,174 @@
+"""The referee: the observed round (hidden cards solved), move inference, the command line."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+import pytest
+
+from companion.bots import make_policy
+from companion.cli import main
+from companion.engine import Card, Colour, Edition
+from companion.engine.record import replay
+from companion.engine.setup import deal, default_colours
+from companion.engine.state import Discard, Round, Sum, Turn, UseShifter
+from companion.referee.evaluate import same_turn
+from companion.referee.infer import Referee
+from companion.referee.observed import ObservedRound, ObservedTurn
+from companion.referee.view import SeenCard, TableView
+from companion.referee.virtual import perfect_views, play_round
+
+NAMES = ["Ana", "Ben", "Cai", "Dee", "Eva", "Fil"]
+
+
+def _header(names: list[str]) -> str:
+    return json.dumps({"tweak_record": 1, "edition": "classic", "players": names})
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_observed_round_follows_a_round_seen_only_from_the_table(seed: int) -> None:
+    """Hands and deck unknown: the solved deal replays every seen turn, scores match (R5.3)."""
+    n = 2 + seed % 5
+    names = NAMES[:n]
+    rng = random.Random(seed)
+    dealt = deal(n, default_colours(n), Edition.CLASSIC, rng)
+    truth = Round(names, seed % n, dealt)
+    seen = ObservedRound(names, seed % n, None, Edition.CLASSIC, dealt.table)
+    seen.observe_target(truth.target)
+    bot = make_policy("mixed")
+    while not truth.is_over():
+        turn = bot.choose(truth, rng)
+        draws, pile = len(truth.draws), truth.tweak_pos
+        truth.push(turn)
+        turned = [truth.deck[i].card for i, p in truth.draws[draws:] if p is None]
+        shifted = turned.pop(0) if isinstance(turn.tweak, UseShifter) else None
+        below = truth.draws[draws][0] + 1 if shifted else None
+        seen.push(
+            ObservedTurn(
+                turn,
+                tuple(turned),
+                shifted,
+                truth.deck[below].back if below is not None and below < len(truth.deck) else None,
+                truth.tweak_pile[pile] if truth.tweak_pos > pile else None,
+                target_after=truth.target if truth.deck_left else None,
+            )
+        )
+        assert Counter(seen.round.table) == Counter(truth.table)
+        assert seen.round.to_move == truth.to_move
+        assert [len(h) for h in seen.round.hands] == [len(h) for h in truth.hands]
+    assert seen.scores() == truth.scores()
+    result = replay("\n".join([_header(names), *seen.record_lines()]) + "\n")
+    assert result["valid"], result
+
+
+def test_observed_round_refuses_a_wrong_sum_with_its_numbers() -> None:
+    red2, green3, green6, red1 = Card(Colour.RED, 2), Card(Colour.GREEN, 3), Card(Colour.GREEN, 6), Card(Colour.RED, 1)
+    seen = ObservedRound(["Ana", "Ben"], 0, None, Edition.CLASSIC, [red2, green3])
+    seen.observe_target(9)
+    seen.push(ObservedTurn(Turn(1, Discard(green6))))
+    seen.observe_target(9)
+    error = seen.check(ObservedTurn(Turn(0, Sum(red1, (green6,)))))
+    assert error is not None and error.rule == "R4.1"
+    assert error.message == "red-1 + green-6 = 7, but the target is 9"
+    # the state is untouched by the refused check
+    assert Counter(seen.round.table) == Counter([red2, green3, green6])
+
+
+def test_observed_round_refuses_a_card_already_seen_everywhere() -> None:
+    red5 = Card(Colour.RED, 5)
+    seen = ObservedRound(["Ana", "Ben"], 0, None, Edition.CLASSIC, [red5, Card(Colour.GREEN, 3)])
+    error = seen.check(ObservedTurn(Turn(1, Discard(red5))))  # the only red 5 is on the table
+    assert error is not None and "every red-5 of the deck is already seen" in error.message
+
+
+def test_pop_recomputes_the_state_from_the_turns_before() -> None:
+    virtual = play_round(NAMES[:3], 0, seed=5)
+    referee = Referee(NAMES[:3], 0)
+    for view in perfect_views(virtual):
+        referee.see(view)
+    seen = referee.seen
+    before = seen.round.scores()
+    last = seen.pop()
+    seen.push(last)
+    assert seen.round.scores() == before
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_perfect_views_give_every_move_and_the_exact_scores(seed: int) -> None:
+    """With flawless sight, inference alone: every turn right, nothing asked, scores exact."""
+    n = 2 + seed % 5
+    virtual = play_round(NAMES[:n], seed % n, seed)
+    referee = Referee(NAMES[:n], seed % n)
+    events = [e for view in perfect_views(virtual) for e in referee.see(view)]
+    events += referee.finish()
+    moves = [e for e in events if e.kind == "move"]
+    assert [e.kind for e in events if e.kind in ("question", "refused")] == []
+    truth = virtual.truth.history
+    assert len(moves) == len(truth)
+    for event, turn in zip(moves, truth):
+        assert same_turn(event.readings[0].observed.turn, turn), (event.data, turn)
+    over = [e for e in events if e.kind == "round_over"]
+    assert over and over[0].data["scores"] == dict(zip(NAMES[:n], virtual.truth.scores()))
+
+
+def _view(time: float, cards: list[Card], target: int = 9) -> TableView:
+    centre = [SeenCard(c, (100.0 * i, 0.0)) for i, c in enumerate(cards)]
+    return TableView(time, centre, target, False, [Counter(), Counter()], [0, 0])
+
+
+def test_a_wrong_sum_that_stays_on_the_table_is_refused_with_the_rule_and_the_numbers() -> None:
+    red2, green3 = Card(Colour.RED, 2), Card(Colour.GREEN, 3)
+    yellow1 = Card(Colour.YELLOW, 1)
+    referee = Referee(["Ana", "Ben"], 0)
+    assert referee.see(_view(0, [red2, green3]))[0].kind == "start"
+    referee.see(_view(1, [red2, green3, yellow1]))  # Ben lays yellow-1 ...
+    first = referee.see(_view(2, [green3]))  # ... and takes red-2 with it: 1 + 2 = 3, not 9
+    assert first == []  # one view could be a card missed by the camera
+    second = referee.see(_view(3, [green3]))
+    assert [e.kind for e in second] == ["refused"]
+    assert second[0].data["rule"] == "R4.1"
+    assert second[0].data["message"] == "yellow-1 + red-2 = 3, but the target is 9"
+
+
+def test_a_doubtful_reading_is_asked_not_guessed() -> None:
+    red2, green3, orange4 = Card(Colour.RED, 2), Card(Colour.GREEN, 3), Card(Colour.ORANGE, 4)
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_view(0, [red2, green3]))
+    view = _view(1, [red2, green3, orange4])
+    view.centre[2] = SeenCard(orange4, (200.0, 0.0), confidence=0.4, alternatives=(Card(Colour.RED, 4),))
+    referee.see(view)
+    events = referee.see(_view(2, [green3]))  # orange-4 + red-2 ... = 6, not 9: the doubt is the 4
+    kinds = [e.kind for e in events]
+    assert "question" in kinds or "refused" in kinds or events == []
+    assert all(e.kind != "move" or e.data["asked"] for e in events)
+
+
+def test_referee_command_on_the_virtual_table(tmp_path) -> None:
+    """Rendered frames, the real scanner and tracker: a whole 2-player round refereed."""
+    record = tmp_path / "round.jsonl"
+    out = tmp_path / "events.jsonl"
+    import contextlib
+
+    with open(out, "w") as fh, contextlib.redirect_stdout(fh):
+        status = main(
+            ["referee", "virtual:1000", "--players", "Ana,Ben", "--dealer", "Ana", "--json", "--record", str(record)]
+        )
+    assert status == 0
+    events = [json.loads(line) for line in out.read_text().splitlines()]
+    virtual = play_round(["Ana", "Ben"], 0, 1000)
+    over = [e for e in events if e["event"] == "round_over"]
+    assert over and over[0]["scores"] == dict(zip(["Ana", "Ben"], virtual.truth.scores()))
+    assert all(e["latency_ms"] < 1000 for e in events if e["event"] == "move")
+    assert replay(record.read_text())["valid"]
+
+
+def test_referee_command_rejects_bad_arguments(capsys) -> None:
+    assert main(["referee", "virtual:x", "--players", "Ana,Ben", "--dealer", "Ana"]) == 2
+    assert "whole-number seed" in capsys.readouterr().err
+    assert main(["referee", "virtual:1", "--players", "Ana,Ben", "--dealer", "Cai"]) == 2
+    assert "not one of the players" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["referee", "virtual:1", "--players", "Ana", "--dealer", "Ana"])
+    assert "R2.1" in capsys.readouterr().err
