@@ -172,3 +172,24 @@ def test_referee_command_rejects_bad_arguments(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["referee", "virtual:1", "--players", "Ana", "--dealer", "Ana"])
     assert "R2.1" in capsys.readouterr().err
+
+
+def test_a_correction_recomputes_the_round_and_a_bad_one_changes_nothing() -> None:
+    virtual = play_round(NAMES[:2], 0, seed=5)
+    referee = Referee(NAMES[:2], 0)
+    for view in perfect_views(virtual):
+        referee.see(view)
+    referee.finish()
+    seen = referee.seen
+    scores = seen.scores()
+    assert scores == virtual.truth.scores()
+    first = seen.turns[0]
+    seen.correct(0, first)  # the same reading again: the same round
+    assert seen.scores() == scores
+    # a discard of a card that the same player played later as a sum cannot be corrected in
+    red5 = Card(Colour.RED, 5)
+    wrong = ObservedTurn(Turn(first.turn.player, Discard(red5)))
+    with pytest.raises(Exception) as caught:
+        seen.correct(0, wrong)
+    assert "after the correction" in str(caught.value) or "red-5" in str(caught.value)
+    assert seen.scores() == scores and len(seen.turns) == len(virtual.truth.history)

@@ -316,6 +316,21 @@ class ObservedRound:
         self.rebuild()
         return last
 
+    def correct(self, index: int, observed: ObservedTurn) -> None:
+        """The referee's correction of turn ``index`` (0-based): everything after it is replayed.
+
+        If a later turn no longer fits, the error names it and nothing changes.
+        """
+        if not 0 <= index < len(self.turns):
+            raise IndexError(f"no turn {index + 1}: {len(self.turns)} played")
+        before = list(self.turns)
+        turns = before[:index] + [observed] + before[index + 1 :]
+        try:
+            self.rebuild(turns)
+        except RuleError as err:
+            self.rebuild(before)
+            raise RuleError(err.rule, f"after the correction, turn {len(self.turns) + 1}: {err.message}", err.code)
+
     def rebuild(self, turns: Sequence[ObservedTurn] | None = None) -> None:
         """Recompute everything from the deal and ``turns`` (default: the current ones)."""
         turns = list(self.turns if turns is None else turns)
