@@ -99,7 +99,34 @@ def _mat(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fov(args: argparse.Namespace) -> int:
+    from .fov import MIN_CARD_PX, MODULES, RESOLUTIONS, card_pixels, markdown_table, mounting_height_cm
+
+    if args.area is None:
+        print(markdown_table())
+        return 0
+    try:
+        width, depth = (float(v) for v in args.area.lower().split("x"))
+        camera = MODULES[args.module]
+        height = mounting_height_cm(camera, width, depth, margin=args.margin)
+    except ValueError:
+        print(f"tweak fov: --area {args.area!r}: write WIDTHxDEPTH in centimetres, e.g. 80x60", file=sys.stderr)
+        return 2
+    print(f"{camera.name}, play area {width:g}x{depth:g} cm: mount the lens {height:.0f} cm above the table")
+    for res in RESOLUTIONS:
+        px = card_pixels(camera, height, res)
+        verdict = "enough" if px >= MIN_CARD_PX else f"too small: the scanner needs {MIN_CARD_PX} px"
+        print(f"  {res[0]}x{res[1]}: a card is {px:.0f} px across ({verdict})")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("fov", help="camera mounting height and card pixels for a play area")
+    p.add_argument("--module", choices=("standard", "wide"), default="standard", help="Camera Module 3 lens")
+    p.add_argument("--area", help="the play area WIDTHxDEPTH in cm (default: print the whole table)")
+    p.add_argument("--margin", type=float, default=1.1, help="area scale for cards pushed to the edge")
+    p.set_defaults(run=_fov)
+
     p = sub.add_parser("scan", help="the cards in pictures (JSON Lines with --json)")
     p.add_argument("images", nargs="+", metavar="IMAGE")
     p.add_argument("--json", action="store_true", help="one JSON object per image (DESIGN.md)")
