@@ -328,8 +328,9 @@ class ObservedRound:
         try:
             self.rebuild(turns)
         except RuleError as err:
+            failed = len(self.turns) + 1
             self.rebuild(before)
-            raise RuleError(err.rule, f"after the correction, turn {len(self.turns) + 1}: {err.message}", err.code)
+            raise RuleError(err.rule, f"after the correction, turn {failed}: {err.message}", err.code) from None
 
     def rebuild(self, turns: Sequence[ObservedTurn] | None = None) -> None:
         """Recompute everything from the deal and ``turns`` (default: the current ones)."""
