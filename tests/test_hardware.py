@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -58,3 +60,57 @@ def test_fov_command(capsys) -> None:
     assert "Camera Module 3 Wide" in out and "cm above the table" in out and "1920x1080" in out
     assert main(["fov", "--area", "eighty"]) == 2
     assert "WIDTHxDEPTH" in capsys.readouterr().err
+
+
+INSTALL = ROOT / "hardware" / "install-pi.sh"
+UNIT = ROOT / "hardware" / "tweak-companion.service"
+
+
+def _dry_run(*extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["bash", str(INSTALL), "--dry-run", "--user", "nobody-here", *extra],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_install_script_dry_run_prints_every_step_and_changes_nothing(tmp_path) -> None:
+    done = _dry_run("--port", "8123", "--hostname", "tweak")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    steps = [line for line in out.splitlines() if line.startswith("==> ")]
+    assert [s.split()[1] for s in steps[:6]] == ["1/6", "2/6", "3/6", "4/6", "5/6", "6/6"]
+    assert "onnxruntime==1.20.1" in out  # the release known to run on a Pi 4 (1.21.0 was not)
+    assert "--system-site-packages" in out  # picamera2 comes from apt
+    assert "http://tweak.local:8123" in out
+    assert "ExecStart=" in out and "--port 8123" in out and "Restart=on-failure" in out
+    assert not (ROOT / ".venv" / ".installed-pi").exists()
+    assert _dry_run("--port", "8123", "--hostname", "tweak").stdout == out  # the same plan twice
+
+
+def test_install_script_refuses_bad_options() -> None:
+    done = _dry_run("--port", "eighty")
+    assert done.returncode == 2 and "--port must be a number" in done.stderr
+    done = subprocess.run(["bash", str(INSTALL), "--frobnicate"], capture_output=True, text=True)
+    assert done.returncode == 2 and "unknown option --frobnicate" in done.stderr
+
+
+def test_install_script_is_shellcheck_clean() -> None:
+    assert shutil.which("shellcheck"), "./dev test installs shellcheck"
+    done = subprocess.run(["shellcheck", str(INSTALL), str(ROOT / "dev")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout
+
+
+def test_systemd_unit_verifies(tmp_path) -> None:
+    assert shutil.which("systemd-analyze"), "./dev test installs systemd"
+    tweak = ROOT / ".venv" / "bin" / "tweak"
+    app = tweak.parent.parent.parent if tweak.exists() else ROOT
+    text = UNIT.read_text()
+    for key, value in {"@USER@": "root", "@HOME@": "/root", "@APP@": str(app), "@PORT@": "8000"}.items():
+        text = text.replace(key, value)
+    unit = tmp_path / "tweak-companion.service"
+    unit.write_text(text)
+    done = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60)
+    problems = [line for line in done.stderr.splitlines() if "tweak-companion" in line]
+    assert done.returncode == 0 and not problems, done.stderr
