@@ -14,6 +14,7 @@ def app(tmp_path):
     return create_app(
         {
             "DATABASE": str(tmp_path / "t.sqlite3"),
+            "CALIBRATION": str(tmp_path / "calibration.json"),
             "REFEREE_PIN": PIN,
             "TESTING": True,
             "STREAM_TIMEOUT": 0.3,

@@ -24,6 +24,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         KEEPALIVE=15.0,
         SESSION_COOKIE_SAMESITE="Lax",
         JSON_SORT_KEYS=False,
+        CALIBRATION=os.path.join(app.instance_path, "calibration.json"),  # saved by the first-run calibration
     )
     if test_config:
         app.config.from_mapping(test_config)

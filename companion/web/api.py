@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import time
+from pathlib import Path
 
 from flask import Blueprint, Response, abort, current_app, jsonify, request, stream_with_context
 
@@ -96,7 +98,9 @@ def _scanner():
         try:
             from scanner.pipeline import load_scanner
 
-            current_app.extensions["tweak_scanner"] = load_scanner()
+            calibration = current_app.config["CALIBRATION"]
+            saved = calibration if os.path.exists(calibration) else None
+            current_app.extensions["tweak_scanner"] = load_scanner(calibration=saved)
         except (FileNotFoundError, ImportError) as err:
             current_app.logger.warning("camera view without recognition: %s", err)
             current_app.extensions["tweak_scanner"] = None
@@ -134,3 +138,75 @@ def stream(match_id: int):
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+
+
+def _camera():
+    return current_app.extensions.get("tweak_camera")
+
+
+@bp.get("/camera")
+def camera_status():
+    """The camera's state: ok, starting, missing or lost (moves are then entered by tapping)."""
+    camera = _camera()
+    calibrated = os.path.exists(current_app.config["CALIBRATION"])
+    if camera is None:
+        return jsonify(
+            {"state": "none", "message": "no camera: moves are entered by tapping", "calibrated": calibrated}
+        )
+    return jsonify({**camera.status(), "calibrated": calibrated})
+
+
+@bp.get("/camera.jpg")
+def camera_picture():
+    """The camera's latest picture, the scanner's readings and the mat's zones drawn on it."""
+    import cv2
+
+    from scanner.mat import MatLayout, find_mat
+
+    from .camera import draw_readings
+
+    camera = _camera()
+    frame = camera.latest() if camera is not None else None
+    if frame is None:
+        state = camera.status() if camera is not None else {"state": "none", "message": "no camera"}
+        return jsonify({"error": "no_picture", "message": f"camera {state['state']}: {state['message']}"}), 503
+    scanner = _scanner()
+    mat = next((m for m in (find_mat(frame, MatLayout.paper(s)) for s in ("A2", "A3")) if m is not None), None)
+    if scanner is not None:
+        frame = draw_readings(frame, scanner.scan(frame), mat)
+    ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    return Response(data.tobytes(), mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@bp.post("/camera/calibrate")
+@referee_required
+def calibrate():
+    """First-run calibration: find the mat, lock focus, exposure and white balance, save the zones.
+
+    The zones are saved to the instance folder and used again at the next start.
+    """
+    from scanner.calibration import Calibration
+    from scanner.mat import MatLayout, find_mat
+
+    from .camera import mat_zone_polygons
+
+    camera = _camera()
+    frame = camera.latest() if camera is not None else None
+    if frame is None:
+        state = camera.status()["state"] if camera is not None else "none"
+        return jsonify({"error": "no_picture", "message": f"no picture to calibrate from (camera {state})"}), 503
+    body = request.get_json(silent=True) or {}
+    size = body.get("mat", "A2") if isinstance(body, dict) else "A2"
+    if size not in ("A2", "A3"):
+        abort(400, description="mat must be A2 or A3 (the size it was printed at)")
+    mat = find_mat(frame, MatLayout.paper(size))
+    if mat is None:
+        return jsonify(
+            {"error": "no_mat", "message": "no mat seen: all four corner markers must be in the picture"}
+        ), 422
+    locked = camera.lock()
+    zones = mat_zone_polygons(mat)
+    path = current_app.config["CALIBRATION"]
+    Calibration((frame.shape[1], frame.shape[0]), zones).save(Path(path))
+    current_app.extensions.pop("tweak_scanner", None)  # the next scan uses the new zones
+    return jsonify({"mat": size, "markers": mat.markers, "locked": sorted(locked), "zones": sorted(zones)})

@@ -29,13 +29,21 @@ def serve(args: argparse.Namespace) -> int:
     if args.pin:
         config["REFEREE_PIN"] = args.pin
     app = create_app(config)
-    if args.camera is None and not args.no_virtual:
+    if args.camera is not None:
+        from .camera import CameraService
+
+        # a missing or failing camera is reported on the dashboard and retried, never fatal
+        app.extensions["tweak_camera"] = CameraService(args.camera).start()
+    elif not args.no_virtual:
         VirtualTable(get_service(app), interval=args.interval).start()
     host = _lan_address() if args.host in ("0.0.0.0", "") else args.host
     url = f"http://{host}:{args.port}/"
     print(f"TWEAK Table Companion: {url}")
     print(f"Referee PIN: {app.config['REFEREE_PIN']}")
-    print("Camera: none, the virtual table plays a demo match" if args.camera is None else f"Camera: {args.camera}")
+    if args.camera is None:
+        print("Camera: none, the virtual table plays a demo match")
+    else:
+        print(f"Camera: {args.camera} (its state is on the dashboard; calibrate at {url}calibrate)")
     segno.make(url, error="m").terminal(compact=True)
     sys.stdout.flush()
     waitress.serve(
@@ -56,7 +64,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=int, default=int(os.environ.get("TWEAK_PORT", "8000")))
     p.add_argument("--db", default=os.environ.get("TWEAK_DB"), help="SQLite file (default: instance/tweak.sqlite3)")
     p.add_argument("--pin", default=os.environ.get("TWEAK_PIN"), help="referee PIN (default: random, printed)")
-    p.add_argument("--camera", default=None, help="camera source (none yet: the virtual table plays)")
+    p.add_argument(
+        "--camera",
+        default=os.environ.get("TWEAK_CAMERA"),
+        help="picamera, a camera index, a video or virtual:SEED (default none: the virtual table plays)",
+    )
     p.add_argument("--no-virtual", action="store_true", help="do not start the virtual table's demo match")
     p.add_argument("--interval", type=float, default=2.0, help="seconds between virtual-table moves")
     p.add_argument("--threads", type=int, default=48, help="server threads (each live phone holds one)")

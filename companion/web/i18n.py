@@ -12,6 +12,19 @@ LANGUAGES = {"en": "English", "es": "Español", "fr": "Français", "nl": "Nederl
 # key: (es, fr, nl, sv); the key itself is the English text
 _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
     "Matches": ("Partidas", "Parties", "Potjes", "Matcher"),
+    "Enter the moves by tapping; the camera is tried again by itself.": (
+        "Anota las jugadas tocando; la cámara se reintenta sola.",
+        "Saisissez les coups en touchant ; la caméra est réessayée toute seule.",
+        "Voer de zetten in door te tikken; de camera wordt vanzelf opnieuw geprobeerd.",
+        "Mata in dragen genom att trycka; kameran provas igen av sig själv.",
+    ),
+    "Calibrate the camera": ("Calibrar la cámara", "Calibrer la caméra", "Camera kalibreren", "Kalibrera kameran"),
+    "Find the mat, lock the camera and save": (
+        "Buscar el tapete, fijar la cámara y guardar",
+        "Trouver le tapis, figer la caméra et enregistrer",
+        "Mat zoeken, camera vastzetten en bewaren",
+        "Hitta mattan, lås kameran och spara",
+    ),
     "New match": ("Nueva partida", "Nouvelle partie", "Nieuw potje", "Ny match"),
     "Players in seating order": (
         "Jugadores en orden de asiento",

@@ -45,6 +45,12 @@ def match(match_id: int):
     return render_template("match.html", match_id=match_id, name=live.name)
 
 
+@bp.get("/calibrate")
+def calibrate():
+    """First-run calibration of a real camera: preview, mat and zones, lock and save (referee)."""
+    return render_template("calibrate.html")
+
+
 @bp.post("/login")
 def login():
     if check_pin(request.form.get("pin", "")):

@@ -138,8 +138,28 @@
     lastVersion = s.version;
     render();
     app.dataset.version = String(s.version);
-    if (s.round) $("camera").src = "/api/matches/" + matchId + "/camera.jpg?v=" + s.version;
+    if (s.round && !realCamera) $("camera").src = "/api/matches/" + matchId + "/camera.jpg?v=" + s.version;
   }
+
+  // a real camera: its state, and its picture; when it is missing or lost, moves are tapped
+  let realCamera = false;
+  async function cameraState() {
+    const res = await fetch("/api/camera").catch(() => null);
+    if (!res || !res.ok) return;
+    const c = await res.json();
+    realCamera = c.state !== "none";
+    const box = $("camera-state");
+    if (c.state === "none" || c.state === "ok") {
+      box.hidden = true;
+      if (c.state === "ok") $("camera").src = "/api/camera.jpg?t=" + Date.now();
+    } else {
+      box.hidden = false;
+      box.textContent = T("Camera") + " " + c.state + ": " + c.message + ". " +
+        T("Enter the moves by tapping; the camera is tried again by itself.");
+    }
+  }
+  cameraState();
+  setInterval(cameraState, 3000);
 
   async function post(path, body) {
     const res = await fetch("/api/matches/" + matchId + path, { method: "POST",
