@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+SCHEMA_VERSION = 2
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
     id INTEGER PRIMARY KEY,
@@ -32,7 +33,7 @@ CREATE TABLE IF NOT EXISTS matches (
 CREATE TABLE IF NOT EXISTS events (
     match_id INTEGER NOT NULL REFERENCES matches(id),
     seq INTEGER NOT NULL,
-    kind TEXT NOT NULL CHECK (kind IN ('line', 'undo', 'rejected')),
+    kind TEXT NOT NULL CHECK (kind IN ('line', 'undo', 'rejected', 'pile_check')),
     body TEXT NOT NULL,
     created REAL NOT NULL,
     PRIMARY KEY (match_id, seq)
@@ -68,6 +69,24 @@ class Storage:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(SCHEMA)
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Version 2 adds the 'pile_check' event: a file from version 1 gets the new table, rows kept."""
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        sql = self._db.execute("SELECT sql FROM sqlite_master WHERE name = 'events'").fetchone()[0]
+        if version < SCHEMA_VERSION and "pile_check" not in sql:
+            self._db.executescript(
+                "BEGIN; ALTER TABLE events RENAME TO events_v1;\n"
+                + "CREATE TABLE IF NOT EXISTS events"
+                + SCHEMA.split("CREATE TABLE IF NOT EXISTS events", 1)[1]
+                + """
+                INSERT INTO events SELECT * FROM events_v1;
+                DROP TABLE events_v1;
+                COMMIT;
+                """
+            )
+        self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def close(self) -> None:
         with self._lock:

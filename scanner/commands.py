@@ -48,6 +48,7 @@ def _train_finder(args: argparse.Namespace) -> int:
         epochs=args.epochs,
         processes=args.processes,
         width=args.width,
+        piles=args.piles,
     )
     return 0
 
@@ -89,6 +90,62 @@ def _scan(args: argparse.Namespace) -> int:
                 touch = " (touching)" if card.touching else ""
                 print(f"  {card.label:<14} {card.confidence:.3f}{zone}{touch}")
     return status
+
+
+def _score(args: argparse.Namespace) -> int:
+    import cv2
+
+    from .calibration import CalibrationError
+    from .piles import PileScore, score_scan
+    from .pipeline import load_scanner
+    from .profile import ProfileError
+
+    try:
+        scanner = load_scanner(args.profile, args.mat, args.players, "auto", args.calibration)
+    except (ProfileError, FileNotFoundError, CalibrationError) as err:
+        print(f"tweak score: {err}", file=sys.stderr)
+        return 2
+    by_zone = bool(args.mat or args.calibration)
+    total: dict[str | None, PileScore] = {}
+    status = 0
+    for path in args.images:
+        frame = cv2.imread(path, cv2.IMREAD_COLOR)
+        if frame is None:
+            print(f"tweak score: cannot read {path} as an image", file=sys.stderr)
+            status = 1
+            continue
+        scores = score_scan(scanner.scan(frame), by_zone)
+        for zone, score in scores.items():
+            total[zone] = total.get(zone, PileScore()).add(score)
+        if args.json:
+            zones = {str(z): sc.as_json() for z, sc in scores.items()} if by_zone else None
+            whole = _merge(scores.values())
+            line = {"image": path, **whole.as_json()}
+            if zones is not None:
+                line["zones"] = zones
+            print(json.dumps(line), flush=True)
+        else:
+            whole = _merge(scores.values())
+            print(f"{path}: {sum(whole.cards.values())} cards, {whole.points} points {whole.breakdown()}")
+    if len(args.images) > 1:
+        whole = _merge(total.values())
+        if args.json:
+            line = {"total": True, "images": len(args.images), **whole.as_json()}
+            if by_zone:
+                line["zones"] = {str(z): sc.as_json() for z, sc in total.items()}
+            print(json.dumps(line))
+        else:
+            print(f"all {len(args.images)} pictures: {sum(whole.cards.values())} cards, {whole.points} points")
+    return status
+
+
+def _merge(scores):
+    from .piles import PileScore
+
+    out = PileScore()
+    for score in scores:
+        out = out.add(score)
+    return out
 
 
 def _mat(args: argparse.Namespace) -> int:
@@ -142,6 +199,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.set_defaults(run=_scan)
 
+    p = sub.add_parser("score", help="won piles in pictures, scored by RULES R1.3 (pictures are added up)")
+    p.add_argument("images", nargs="+", metavar="IMAGE")
+    p.add_argument("--json", action="store_true", help="one JSON object per picture, then the total")
+    p.add_argument("--profile", help="a deck profile from tweak enrol")
+    p.add_argument("--mat", choices=("A3", "A2"), help="score per zone of the printed mat")
+    p.add_argument("--players", type=int, help="players at the table (player zones on the mat)")
+    p.add_argument("--calibration", help="score per zone of a saved calibration")
+    p.set_defaults(run=_score)
+
     p = sub.add_parser("mat", help="the printable play mat with its ArUco markers")
     p.add_argument("--out", required=True, help="a .pdf (or .png) file")
     p.add_argument("--size", choices=("A3", "A2"), default="A2")
@@ -176,6 +242,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--epochs", type=int, default=12)
     p.add_argument("--processes", type=int, default=2)
     p.add_argument("--width", type=int, default=512, help="network input width in pixels")
+    p.add_argument("--piles", action="store_true", help="one scene in 4 is a spread won pile (touching cards)")
     p.set_defaults(run=_train_finder)
 
     p = sub.add_parser("evaluate", help="measure the card classifier on held-out renders")

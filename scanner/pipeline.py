@@ -8,11 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from .classify import MIN_CONFIDENCE, CardClassifier
-from .crops import card_crop, rotate_corners
-from .detect import detect_cards
+from .crops import card_crop, order_portrait, rotate_corners
+from .detect import Detection, detect_cards
 from .labels import back_number
 from .mat import MatLayout, MatView, find_mat
 
@@ -77,10 +78,8 @@ class Scanner:
         detections = self.finder.find(frame) if self.finder is not None else detect_cards(frame)
         source = mat.normalise_colour(frame) if mat is not None else frame
         crops = [card_crop(source, d.corners, self.classifier.margin) for d in detections]
-        if self.profile is not None:
-            predictions = self.profile.classify(self.classifier, crops)
-        else:
-            predictions = self.classifier.classify(crops)
+        predictions = self._classify(crops)
+        detections, predictions = self._split_merged(source, detections, predictions)
         cards: list[ScannedCard] = []
         rejected = 0
         for det, pred in zip(detections, predictions):
@@ -101,6 +100,107 @@ class Scanner:
             cards.append(ScannedCard(pred.label, corners, confidence, zone, det.touching, candidates))
         target = find_target(cards)
         return ScanResult(cards, target, mat, (time.perf_counter() - started) * 1000, rejected)
+
+
+    def _classify(self, crops: list[np.ndarray]) -> list[Any]:
+        if self.profile is not None:
+            return self.profile.classify(self.classifier, crops)
+        return self.classifier.classify(crops)
+
+    def _split_merged(self, source: np.ndarray, detections: list[Any], predictions: list[Any]):
+        """Quads the classifier rejects may be touching cards found as one (or cut wrongly): group
+        the rejected quads that touch, and cut the group's outline into 2 or 3 card-shaped parts,
+        sized like the cards read well in the same picture when there are some. A cut is kept only
+        if every part reads as a card."""
+        good = [(d, p) for d, p in zip(detections, predictions) if _accepted(p)]
+        bad = [(d, p) for d, p in zip(detections, predictions) if not _accepted(p)]
+        if not bad:
+            return detections, predictions
+        sizes = [_sides(d.corners) for d, _ in good]
+        typical = tuple(np.median(np.array(sizes), axis=0)) if sizes else None
+        out_d = [d for d, _ in good]
+        out_p = [p for _, p in good]
+        for group in _touching_groups([d for d, _ in bad]):
+            members = [bad[i] for i in group]
+            points = np.concatenate([d.corners for d, _ in members]).astype(np.float32)
+            outline = cv2.boxPoints(cv2.minAreaRect(points)).astype(np.float32)
+            best = None
+            for parts in _cuts(outline, typical):
+                sub = self._classify([card_crop(source, q, self.classifier.margin) for q in parts])
+                if all(_accepted(p) for p in sub):
+                    score = min(p.confidence for p in sub)
+                    if best is None or score > best[0]:
+                        best = (score, parts, sub)
+            if best is None:
+                out_d += [d for d, _ in members]
+                out_p += [p for _, p in members]
+                continue
+            for quad, p in zip(best[1], best[2]):
+                out_d.append(Detection(quad, 1.0, touching=True))
+                out_p.append(p)
+        return out_d, out_p
+
+
+def _accepted(pred: Any) -> bool:
+    return pred.label != "none" and pred.confidence >= MIN_CONFIDENCE
+
+
+def _sides(corners: np.ndarray) -> tuple[float, float]:
+    q = np.asarray(corners, np.float32).reshape(4, 2)
+    a, b = float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(q[3] - q[0]))
+    return (min(a, b), max(a, b))
+
+
+def _touching_groups(detections: list[Any]) -> list[list[int]]:
+    """Indexes of quads that overlap or nearly touch, grouped (union-find on grown boxes)."""
+    parent = list(range(len(detections)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    boxes = []
+    for d in detections:
+        q = np.asarray(d.corners, np.float32).reshape(4, 2)
+        grow = 0.08 * _sides(q)[0]
+        boxes.append((q[:, 0].min() - grow, q[:, 1].min() - grow, q[:, 0].max() + grow, q[:, 1].max() + grow))
+    for i in range(len(boxes)):
+        for j in range(i + 1, len(boxes)):
+            a, b = boxes[i], boxes[j]
+            if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                parent[find(i)] = find(j)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(detections)):
+        groups.setdefault(find(i), []).append(i)
+    return list(groups.values())
+
+
+def _cuts(corners: np.ndarray, typical: tuple[float, float] | None = None) -> list[list[np.ndarray]]:
+    """Ways to cut a quad into 1-3 card-shaped parts along its long side: by its shape, and
+    when the size of a card in the picture is known, only cuts whose parts have about that size."""
+    quad = np.asarray(corners, np.float32).reshape(4, 2)
+    a, b, c, d = quad
+    if np.linalg.norm(b - a) < np.linalg.norm(d - a):  # make a->b the long side
+        a, b, c, d = b, c, d, a
+    long_side, short_side = float(np.linalg.norm(b - a)), float(np.linalg.norm(d - a))
+    out = []
+    for k in (1, 2, 3):
+        part = sorted((long_side / k, short_side))
+        if typical is not None:
+            if not (0.75 < part[0] / typical[0] < 1.3 and 0.75 < part[1] / typical[1] < 1.3):
+                continue
+        elif not 1.1 < part[1] / max(part[0], 1e-6) < 1.8:  # a card is 88/63 = 1.4
+            continue
+        cuts = []
+        for i in range(k):
+            t0, t1 = i / k, (i + 1) / k
+            p0, p1 = a + (b - a) * t0, a + (b - a) * t1
+            q1, q0 = d + (c - d) * t1, d + (c - d) * t0
+            cuts.append(order_portrait(np.array([p0, p1, q1, q0], np.float32)))
+        out.append(cuts)
+    return out
 
 
 def find_target(cards: list[ScannedCard]) -> int | None:

@@ -15,8 +15,19 @@ from .synth.table import render_table
 FINDER_SEED_BASE = 20_000_000
 
 
-def _sample(seed: int, width: int = INPUT_WIDTH) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    rendered = render_table(seed, harsh=seed % 4 == 0)
+PILE_SHARE = 4  # one scene in PILE_SHARE is a won pile spread out, cards touching (scanner.piles)
+
+
+def _sample(seed: int, width: int = INPUT_WIDTH, piles: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if piles and seed % PILE_SHARE == 1:
+        import random
+
+        from .piles import render_pile_table
+        from .synth.cards import random_style
+
+        rendered, _ = render_pile_table(seed, style=random_style(random.Random(seed)))
+    else:
+        rendered = render_table(seed, harsh=seed % 4 == 0)
     truth = rendered.truth
     size = input_size(truth["width"], truth["height"], width)
     image = cv2.resize(rendered.image, size, interpolation=cv2.INTER_AREA)
@@ -62,6 +73,7 @@ def train_finder(
     processes: int = 2,
     log=print,
     width: int = INPUT_WIDTH,
+    piles: bool = False,
 ) -> dict:
     import torch
 
@@ -73,7 +85,7 @@ def train_finder(
     import multiprocessing
 
     with multiprocessing.get_context("fork").Pool(processes) as pool:
-        samples = pool.starmap(_sample, [(i, width) for i in range(first, first + scenes)], chunksize=8)
+        samples = pool.starmap(_sample, [(i, width, piles) for i in range(first, first + scenes)], chunksize=8)
     log(f"{scenes} scenes rendered in {time.perf_counter() - started:.0f} s; training...")
     by_size: dict[tuple, list[int]] = {}
     for i, (image, _, _) in enumerate(samples):
@@ -124,7 +136,13 @@ def train_finder(
         "input_width": width,
         "output_scale": 0.5,
         "shrink": 0.7,
-        "training": {"seed": seed, "scenes": scenes, "epochs": epochs, "seconds": round(time.perf_counter() - started)},
+        "training": {
+            "seed": seed,
+            "scenes": scenes,
+            "epochs": epochs,
+            "piles": piles,
+            "seconds": round(time.perf_counter() - started),
+        },
     }
     path.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
     log(f"wrote {path} ({path.stat().st_size / 1024:.0f} KiB)")

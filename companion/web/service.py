@@ -73,6 +73,8 @@ class LiveMatch:
             self._log({"seq": seq, "kind": "undo", "player": undone.get("turn")})
         elif kind == "rejected":
             self._log({"seq": seq, "kind": "rejected", **body})
+        elif kind == "pile_check":
+            self._log({"seq": seq, "kind": "pile_check", **body})
 
     def _log(self, entry: dict) -> None:
         self.log.append(entry)
@@ -343,6 +345,30 @@ class MatchService:
             if rnd is None or not rnd.history:
                 raise ServiceError(409, "nothing to undo in this round")
             self._append(live, "undo", {})
+
+    def tracked_pile(self, match_id: int, player: str) -> list[str]:
+        """The won pile the game tracked for ``player`` in the round just played: its cards and
+        its T! cards, used or not (R5.3), as scanner labels."""
+        live = self.get(match_id)
+        rnd = live.match.current
+        if rnd is None or not rnd.is_over():
+            raise ServiceError(409, "the round is not over yet (R5.1): piles are counted at its end")
+        if player not in live.match.players:
+            raise ServiceError(404, f"no player {player!r} in this match")
+        seat = live.match.players.index(player)
+        return [c.name for c in rnd.won[seat]] + [f"tweak-{k.value}" for k in rnd.tweaks_won(seat)]
+
+    def pile_check(self, match_id: int, player: str, scanned: dict[str, Any], differences: list[dict]) -> None:
+        """Record what the camera counted for a pile; the tracked score stays (the referee decides)."""
+        with self._lock:
+            live = self.get(match_id)
+            body = {
+                "player": player,
+                "points": scanned["points"],
+                "cards": scanned["count"],
+                "differences": differences,
+            }
+            self._append(live, "pile_check", body)
 
     def bot_move(self, match_id: int) -> bool:
         """One move of the virtual table's bots (a new round when one ends); False when the match is over."""

@@ -79,6 +79,21 @@
     const playing = referee && r && !r.over;
     $("controls").hidden = !playing;
     $("next-round").hidden = !(referee && r && r.over && !s.winner);
+    const piles = $("piles");
+    const showPiles = referee && r && r.over;
+    if (piles.hidden === showPiles) {
+      piles.hidden = !showPiles;
+      const box = $("pile-buttons");
+      box.innerHTML = "";
+      if (showPiles) s.players.forEach((p) => {
+        const b = document.createElement("button");
+        b.textContent = T("Count") + " " + p;
+        b.dataset.testid = "pile-" + p;
+        b.setAttribute("data-testid", "pile-" + p);
+        b.addEventListener("click", () => checkPile(p));
+        box.appendChild(b);
+      });
+    }
     $("sum").disabled = selectedHand === null || selectedTable.size === 0;
     $("discard").disabled = selectedHand === null;
     $("undo").disabled = !(r && r.can_undo);
@@ -160,6 +175,22 @@
   }
   cameraState();
   setInterval(cameraState, 3000);
+
+  async function checkPile(player) {
+    const out = $("pile-result");
+    out.textContent = T("Counting…");
+    const res = await fetch("/api/matches/" + matchId + "/piles/" + encodeURIComponent(player), {
+      method: "POST", headers: { "X-CSRF-Token": csrf } });
+    const d = await res.json().catch(() => ({}));
+    if (!res.ok) { out.textContent = d.message || res.statusText; return; }
+    const diffs = d.differences.map((x) => x.card + ": " + T("tracked") + " " + x.tracked + ", " + T("camera") + " " + x.scanned);
+    out.innerHTML = "<p data-testid='pile-points'><strong>" + esc(player) + "</strong>: " + T("camera") + " " +
+      d.scanned.points + " · " + T("tracked") + " " + d.tracked.points + "</p>" +
+      (diffs.length ? "<ul class='diffs'>" + diffs.map((t) => "<li>" + esc(t) + "</li>").join("") + "</ul>" +
+        "<p class='hint'>" + esc(T("Nothing was changed: if the tracked pile is wrong, undo and correct the moves.")) + "</p>"
+        : "<p class='good'>" + esc(T("Same cards as tracked.")) + "</p>") +
+      "<img class='camera' alt='' src='" + d.picture + "?t=" + Date.now() + "'>";
+  }
 
   async function post(path, body) {
     const res = await fetch("/api/matches/" + matchId + path, { method: "POST",
