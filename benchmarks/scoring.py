@@ -1,0 +1,51 @@
+"""Won-pile scoring on rendered pictures (issue: automatic end-of-round scoring).
+
+    python benchmarks/scoring.py [--pictures 100]
+
+Prints the share of pictures whose points come out exact: spread piles of 1-24 cards (touching
+allowed), fanned piles (each card overlapping the next, its corner index showing), and the time to
+score a 24-card picture.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
+
+from scanner.piles import MIN_SCORE_CONFIDENCE, points_of, render_pile, score_labels  # noqa: E402
+from scanner.pipeline import load_scanner  # noqa: E402
+
+
+def run(scanner, pictures: int, fanned: bool, first: int, n: int | None = None) -> tuple[float, list[float]]:
+    exact, times = 0, []
+    for seed in range(first, first + pictures):
+        image, labels = render_pile(seed, n=n, fanned=fanned)
+        started = time.perf_counter()
+        result = scanner.scan(image)
+        score = score_labels(c.label for c in result.cards if c.confidence >= MIN_SCORE_CONFIDENCE)
+        times.append((time.perf_counter() - started) * 1000)
+        exact += score.points == points_of(labels)
+    return exact / pictures, times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pictures", type=int, default=100)
+    args = parser.parse_args()
+    scanner = load_scanner()
+    share, _ = run(scanner, args.pictures, False, 500_000)
+    print(f"spread piles of 1-24 cards: exact points in {100 * share:.1f} % of {args.pictures} (goal >= 98 %)")
+    share24, times = run(scanner, args.pictures // 2, False, 600_000, n=24)
+    print(f"spread piles of 24 cards: exact points in {100 * share24:.1f} % of {args.pictures // 2}")
+    print(f"scoring a 24-card picture: median {statistics.median(times):.0f} ms, max {max(times):.0f} ms (goal <= 100 ms)")
+    fan, _ = run(scanner, args.pictures // 2, True, 700_000)
+    print(f"fanned piles of 1-24 cards: exact points in {100 * fan:.1f} % of {args.pictures // 2} (stretch goal >= 90 %)")
+
+
+if __name__ == "__main__":
+    main()
