@@ -42,9 +42,10 @@ def main() -> None:
     print(f"spread piles of 1-24 cards: exact points in {100 * share:.1f} % of {args.pictures} (goal >= 98 %)")
     share24, times = run(scanner, args.pictures // 2, False, 600_000, n=24)
     print(f"spread piles of 24 cards: exact points in {100 * share24:.1f} % of {args.pictures // 2}")
-    print(f"scoring a 24-card picture: median {statistics.median(times):.0f} ms, max {max(times):.0f} ms (goal <= 100 ms)")
+    median, worst = statistics.median(times), max(times)
+    print(f"scoring a 24-card picture: median {median:.0f} ms, max {worst:.0f} ms (goal <= 100 ms)")
     fan, _ = run(scanner, args.pictures // 2, True, 700_000)
-    print(f"fanned piles of 1-24 cards: exact points in {100 * fan:.1f} % of {args.pictures // 2} (stretch goal >= 90 %)")
+    print(f"fanned piles of 1-24 cards: exact points in {100 * fan:.1f} % of {args.pictures // 2} (stretch: 90 %)")
 
 
 if __name__ == "__main__":
