@@ -51,6 +51,8 @@ class CardClassifier:
         options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         self.session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+        self.outputs = {o.name for o in self.session.get_outputs()}
+        self.path = model
 
     def preprocess(self, crops: list[np.ndarray] | np.ndarray) -> np.ndarray:
         batch = np.asarray(crops, np.float32)
@@ -63,8 +65,20 @@ class CardClassifier:
         """Class probabilities and upside-down probabilities for a batch of crops."""
         if len(crops) == 0:
             return np.zeros((0, len(self.labels)), np.float32), np.zeros(0, np.float32)
-        logits, orient = self.session.run(None, {"crops": self.preprocess(crops)})
+        logits, orient = self.session.run(["logits", "orientation"], {"crops": self.preprocess(crops)})
         return _softmax(logits), _softmax(orient)[:, 1]
+
+    def run(self, crops: list[np.ndarray] | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Class probabilities, upside-down probabilities and L2-normalised embeddings, in one pass."""
+        if len(crops) == 0:
+            n = len(self.labels)
+            return np.zeros((0, n), np.float32), np.zeros(0, np.float32), np.zeros((0, 1), np.float32)
+        if "embedding" not in self.outputs:
+            raise ValueError("this classifier has no embedding output: deck profiles need model version 4 or later")
+        names = ["logits", "orientation", "embedding"]
+        logits, orient, emb = self.session.run(names, {"crops": self.preprocess(crops)})
+        emb = emb / np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-9)
+        return _softmax(logits), _softmax(orient)[:, 1], emb
 
     def classify(self, crops: list[np.ndarray] | np.ndarray) -> list[Prediction]:
         probs, flipped = self.raw(crops)

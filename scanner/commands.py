@@ -148,6 +148,37 @@ def _merge(scores):
     return out
 
 
+def _enrol(args: argparse.Namespace) -> int:
+    from .pipeline import load_scanner
+    from .profile import ProfileError, enrol_folder
+
+    try:
+        scanner = load_scanner(detector=args.detector)
+        report = enrol_folder(Path(args.folder), scanner, deck=args.deck or Path(args.folder).name)
+    except (ProfileError, FileNotFoundError) as err:
+        print(f"tweak enrol: {err}", file=sys.stderr)
+        return 2
+    for problem in report.refused:
+        print(f"tweak enrol: skipped {problem}", file=sys.stderr)
+    profile = report.profile
+    if not profile.prototypes:
+        print("tweak enrol: no usable photo: nothing to save", file=sys.stderr)
+        return 1
+    profile.save(Path(args.profile))
+    missing = profile.missing
+    print(
+        f"wrote {args.profile}: {len(profile.prototypes)} labels from {report.used} photos in {report.seconds:.1f} s"
+        + (
+            f"; {len(missing)} labels without photos use the shipped model ({', '.join(missing[:6])}"
+            + (", ..." if len(missing) > 6 else "")
+            + ")"
+            if missing
+            else ""
+        )
+    )
+    return 1 if report.refused else 0
+
+
 def _mat(args: argparse.Namespace) -> int:
     from .mat import write_mat
 
@@ -207,6 +238,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--players", type=int, help="players at the table (player zones on the mat)")
     p.add_argument("--calibration", help="score per zone of a saved calibration")
     p.set_defaults(run=_score)
+
+    p = sub.add_parser("enrol", help="teach the scanner your deck: DIR/<label>/*.jpg -> a deck profile")
+    p.add_argument("folder", metavar="DIR", help="one sub-folder per label (red-5, back-7, tweak-joker...)")
+    p.add_argument("--profile", required=True, help="the profile file to write (JSON)")
+    p.add_argument("--deck", help="a name for the deck (default: the folder's name)")
+    p.add_argument("--detector", choices=("auto", "classical", "learned"), default="auto")
+    p.set_defaults(run=_enrol)
 
     p = sub.add_parser("mat", help="the printable play mat with its ArUco markers")
     p.add_argument("--out", required=True, help="a .pdf (or .png) file")

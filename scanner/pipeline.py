@@ -101,7 +101,6 @@ class Scanner:
         target = find_target(cards)
         return ScanResult(cards, target, mat, (time.perf_counter() - started) * 1000, rejected)
 
-
     def _classify(self, crops: list[np.ndarray]) -> list[Any]:
         if self.profile is not None:
             return self.profile.classify(self.classifier, crops)
@@ -240,4 +239,6 @@ def load_scanner(
     from .calibration import load_calibration
 
     zones = load_calibration(Path(calibration)) if calibration else None
-    return Scanner(CardClassifier(), layout, players, load_profile(Path(profile)) if profile else None, finder, zones)
+    classifier = CardClassifier()
+    deck = load_profile(Path(profile), classifier) if profile else None
+    return Scanner(classifier, layout, players, deck, finder, zones)

@@ -141,6 +141,7 @@ def train(
         opset_version=17,
         dynamo=False,
     )
+    add_embedding_output(onnx_path)
     meta = {
         "version": MODEL_VERSION,
         "labels": list(CLASSES),
@@ -155,7 +156,11 @@ def train(
             "std": STD,
             "margin": CROP_MARGIN,
         },
-        "outputs": {"logits": "class scores (softmax)", "orientation": "[upright, upside down] scores"},
+        "outputs": {
+            "logits": "class scores (softmax)",
+            "orientation": "[upright, upside down] scores",
+            "embedding": "the features the scores are computed from (deck profiles, tweak enrol)",
+        },
         "training": {
             "seed": seed,
             "scenes": scenes,
@@ -169,3 +174,20 @@ def train(
     (out_dir / "card_classifier.json").write_text(json.dumps(meta, indent=2) + "\n")
     log(f"wrote {onnx_path} ({onnx_path.stat().st_size / 1024:.0f} KiB) in {time.perf_counter() - started:.0f} s")
     return meta
+
+
+def add_embedding_output(path: Path) -> None:
+    """Expose the features feeding the class scores as a third output, ``embedding``, so deck
+    profiles (scanner.profile) can compare crops without PyTorch. The scores are unchanged."""
+    import onnx
+
+    model = onnx.load(str(path))
+    graph = model.graph
+    if any(o.name == "embedding" for o in graph.output):
+        return
+    gemm = next(n for n in graph.node if n.op_type == "Gemm" and "logits" in n.output)
+    features = gemm.input[0]
+    graph.node.append(onnx.helper.make_node("Identity", [features], ["embedding"], name="embedding"))
+    graph.output.append(onnx.helper.make_tensor_value_info("embedding", onnx.TensorProto.FLOAT, ["batch", None]))
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
