@@ -35,7 +35,7 @@ def card_photo(label: str, style: Any, seed: int) -> np.ndarray:
     return draw_scene(scene, cond, style, rng, seed).image
 
 
-def test_crops(style: Any, scenes: int, first: int) -> tuple[list[np.ndarray], list[str]]:
+def table_crops(style: Any, scenes: int, first: int) -> tuple[list[np.ndarray], list[str]]:
     """Crops of the cards of rendered tables in ``style``, harsh light (corners off by up to 9 %), and labels."""
     from .synth.table import render_table
 
@@ -69,7 +69,7 @@ def evaluate_deck(scanner: Any, deck_seed: int, scenes: int = 40, log=print) -> 
     from .synth.cards import random_style
 
     style = random_style(random.Random(deck_seed), heldout=True)
-    crops, labels = test_crops(style, scenes, 900_000 + deck_seed * 1000)
+    crops, labels = table_crops(style, scenes, 900_000 + deck_seed * 1000)
     clf = scanner.classifier
     out: dict[str, Any] = {"deck": deck_seed, "cards": len(crops)}
     out["zero_shot"] = accuracy(clf.classify, crops, labels)

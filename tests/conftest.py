@@ -15,6 +15,7 @@ def app(tmp_path):
         {
             "DATABASE": str(tmp_path / "t.sqlite3"),
             "CALIBRATION": str(tmp_path / "calibration.json"),
+            "PROFILE": str(tmp_path / "deck-profile.json"),
             "REFEREE_PIN": PIN,
             "TESTING": True,
             "STREAM_TIMEOUT": 0.3,

@@ -25,6 +25,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         SESSION_COOKIE_SAMESITE="Lax",
         JSON_SORT_KEYS=False,
         CALIBRATION=os.path.join(app.instance_path, "calibration.json"),  # saved by the first-run calibration
+        PROFILE=os.path.join(app.instance_path, "deck-profile.json"),  # saved by the enrolment wizard
     )
     if test_config:
         app.config.from_mapping(test_config)

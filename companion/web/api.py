@@ -97,10 +97,18 @@ def _scanner():
     if "tweak_scanner" not in current_app.extensions:
         try:
             from scanner.pipeline import load_scanner
+            from scanner.profile import ProfileError
 
             calibration = current_app.config["CALIBRATION"]
             saved = calibration if os.path.exists(calibration) else None
-            current_app.extensions["tweak_scanner"] = load_scanner(calibration=saved)
+            profile = current_app.config["PROFILE"]
+            current_app.extensions.pop("tweak_profile_error", None)
+            try:
+                scanner = load_scanner(profile if os.path.exists(profile) else None, calibration=saved)
+            except ProfileError as err:  # a stale profile: say so on the enrolment page, scan without it
+                current_app.extensions["tweak_profile_error"] = str(err)
+                scanner = load_scanner(calibration=saved)
+            current_app.extensions["tweak_scanner"] = scanner
         except (FileNotFoundError, ImportError) as err:
             current_app.logger.warning("camera view without recognition: %s", err)
             current_app.extensions["tweak_scanner"] = None
@@ -288,3 +296,103 @@ def _virtual_pile(seed: int, labels: list[str], player: str):
     scene = pile_scene(labels, rng)
     cond = Conditions(1280, 720, "felt", "neutral", 5000, 0.02, -0.03, 0.2, False, False, 0.4, 2.0, 90, False, 0.0)
     return draw_scene(scene, cond, REFERENCE_STYLE, rng, seed).image
+
+
+# --- deck enrolment wizard -----------------------------------------------------------------
+
+
+def _enrolment() -> dict:
+    return current_app.extensions.setdefault("tweak_enrol", {"last": [], "crops": {}})
+
+
+@bp.get("/enrol")
+def enrol_status():
+    from scanner.profile import ProfileError, load_profile
+
+    state = _enrolment()
+    path = current_app.config["PROFILE"]
+    saved: dict = {}
+    if os.path.exists(path):
+        try:
+            saved = load_profile(Path(path)).photos
+        except ProfileError as err:
+            return jsonify({"pending": {}, "saved": {}, "error": str(err)})
+    return jsonify(
+        {
+            "pending": {label: len(c) for label, c in state["crops"].items()},
+            "saved": saved,
+            "error": current_app.extensions.get("tweak_profile_error"),
+        }
+    )
+
+
+@bp.post("/enrol/capture")
+@referee_required
+def enrol_capture():
+    """Read the cards under the camera (one, or a whole colour spread out) and propose labels."""
+    from scanner.crops import card_crop
+
+    camera = _camera()
+    frame = camera.latest() if camera is not None else None
+    if frame is None:
+        return jsonify({"error": "no_picture", "message": "the enrolment wizard needs a camera picture"}), 503
+    scanner = _scanner()
+    if scanner is None:
+        return jsonify({"error": "no_scanner", "message": "the recognition models are not installed"}), 503
+    result = scanner.scan(frame)
+    if not result.cards:
+        return jsonify({"error": "no_card", "message": "no card seen: lay the cards face up, apart"}), 422
+    crops = [card_crop(frame, c.corners, scanner.classifier.margin) for c in result.cards]
+    _enrolment()["last"] = crops
+    return jsonify(
+        {
+            "cards": [
+                {
+                    "index": i,
+                    "proposed": c.label,
+                    "confidence": round(c.confidence, 3),
+                    "next": [n for n, _ in c.candidates[1:3]],
+                }
+                for i, c in enumerate(result.cards)
+            ]
+        }
+    )
+
+
+@bp.post("/enrol/confirm")
+@referee_required
+def enrol_confirm():
+    """The referee's labels for the cards just read (corrected where the proposal was wrong)."""
+    from scanner.labels import LABELS
+
+    data = _json_body()
+    labels = data.get("labels") if isinstance(data, dict) else None
+    state = _enrolment()
+    if not isinstance(labels, list) or len(labels) != len(state["last"]):
+        abort(400, description=f"send {{labels: [...]}} with one label per card read ({len(state['last'])})")
+    for i, label in enumerate(labels):
+        if label is not None and label not in LABELS:
+            abort(400, description=f"labels[{i}]: {label!r} is not a card label")
+    for crop, label in zip(state["last"], labels):
+        if label is not None:  # None: leave this card out
+            state["crops"].setdefault(label, []).append(crop)
+    state["last"] = []
+    return jsonify({"pending": {label: len(c) for label, c in state["crops"].items()}})
+
+
+@bp.post("/enrol/save")
+@referee_required
+def enrol_save():
+    """Build the deck profile from the confirmed cards and use it from now on."""
+    from scanner.profile import enrol_crops
+
+    state = _enrolment()
+    if not state["crops"]:
+        abort(409, description="no confirmed card yet: read and confirm some cards first")
+    scanner = _scanner()
+    data = request.get_json(silent=True) or {}
+    profile = enrol_crops(scanner.classifier, state["crops"], deck=str(data.get("deck", "dashboard")))
+    profile.save(Path(current_app.config["PROFILE"]))
+    state["crops"] = {}
+    current_app.extensions.pop("tweak_scanner", None)  # the next scan uses the profile
+    return jsonify({"labels": len(profile.prototypes), "missing": len(profile.missing)})

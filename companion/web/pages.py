@@ -51,6 +51,14 @@ def calibrate():
     return render_template("calibrate.html")
 
 
+@bp.get("/enrol")
+def enrol():
+    """The deck enrolment wizard: cards under the camera, labels proposed, confirmed by a tap."""
+    from scanner.labels import LABELS
+
+    return render_template("enrol.html", labels=LABELS)
+
+
 @bp.post("/login")
 def login():
     if check_pin(request.form.get("pin", "")):
