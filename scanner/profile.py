@@ -138,7 +138,7 @@ def load_profile(path: Path, classifier: Any = None) -> DeckProfile:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as err:
-        raise ProfileError(f"{path}: cannot read ({err.strerror})") from None
+        raise ProfileError(f"{path}: cannot read the deck profile ({err.strerror})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ProfileError(f"{path}: not a deck profile (not JSON: {err})") from None
     if not isinstance(data, dict) or "tweak_profile" not in data:
