@@ -139,7 +139,8 @@ top-left). Run with onnxruntime; no PyTorch at run time.
 - Input `crops`: N x 3 x {meta["input"]["height"]} x {meta["input"]["width"]}, BGR, value/255, minus mean
   {meta["input"]["mean"]}, divided by std {meta["input"]["std"]}. A crop is the card's quadrilateral grown by
   8 % about its centre and warped to portrait (`scanner/crops.py: card_crop`).
-- Output `logits`: N x {len(meta["labels"])} class scores (softmax); `orientation`: N x 2 (upright, upside down).
+- Output `logits`: N x {len(meta["labels"])} class scores (softmax); `orientation`: N x 2 (upright, upside down);
+  `embedding`: N x 96, the features the scores are computed from (deck profiles, `tweak enrol`).
 - A prediction under {m["min_confidence"]} confidence is treated as not recognised.
 
 ## Data
