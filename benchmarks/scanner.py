@@ -35,9 +35,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--frames", type=int, default=500)
     parser.add_argument("--detector", choices=("auto", "classical", "learned"), default="auto")
+    parser.add_argument("--finder", help="another card finder model (ONNX) to measure")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     scanner = load_scanner(detector=args.detector)
+    if args.finder:
+        from scanner.segment import CardFinder
+
+        scanner.finder = CardFinder(args.finder)
     required_total = found_required = labels_right = found_total = false_pos = 0
     frames_right = target_right = target_total = 0
     for i in range(args.frames):

@@ -36,8 +36,13 @@ def run(scanner, pictures: int, fanned: bool, first: int, n: int | None = None) 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pictures", type=int, default=100)
+    parser.add_argument("--finder", help="another card finder model (ONNX) to measure")
     args = parser.parse_args()
     scanner = load_scanner()
+    if args.finder:
+        from scanner.segment import CardFinder
+
+        scanner.finder = CardFinder(args.finder)
     share, _ = run(scanner, args.pictures, False, 500_000)
     print(f"spread piles of 1-24 cards: exact points in {100 * share:.1f} % of {args.pictures} (goal >= 98 %)")
     share24, times = run(scanner, args.pictures // 2, False, 600_000, n=24)
