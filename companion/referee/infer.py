@@ -12,6 +12,7 @@ a :class:`Question` with the readings ranked, none makes a refusal that cites th
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -165,7 +166,8 @@ class Referee:
         if p in flips and pending.flip is None:
             pending.flip, pending.flip_seat = flips[p], p
         if view.given:
-            pending.given = [(card, seat) for card, seat in view.given if seat != p]
+            seats = [(card, self._giver_seat(pos, seat, view)) for card, seat, pos in view.given]
+            pending.given = [(card, seat) for card, seat in seats if seat != p]
         expected = self._effects_expected(pending.flip)
         if gone:
             if self._commit_sum(view, list(new.elements()), gone, events):
@@ -216,6 +218,16 @@ class Referee:
             else:
                 held[seat][tweak.kind] += 1
         view.held, view.used = held, used
+
+    def _giver_seat(self, position: tuple[float, float], by_angle: int, view: TableView) -> int:
+        """Whose card a number laid outside the centre is: the owner of the nearest T! card seen
+        won, when one lies close (a crowded table bends angles), else the seat its angle points to."""
+        near = [
+            (math.hypot(x - position[0], y - position[1]), seat)
+            for (x, y), seat in self.owners
+            if math.hypot(x - position[0], y - position[1]) < 1.0 * view.card_length
+        ]
+        return min(near)[1] if near else by_angle
 
     def _claim(self, view: TableView, player: int) -> None:
         """After a TWEAK: the face-up T! card nobody owns yet is the player's."""

@@ -52,7 +52,8 @@ class TableView:
     confidence: float = 1.0
     tweaks: list[SeenTweak] = field(default_factory=list)
     card_length: float = 100.0  # pixels
-    given: list[tuple[Card, int]] = field(default_factory=list)  # numbers laid in front of a seat (Thief, Bomb)
+    # numbers laid in front of a seat (Thief, Bomb): card, seat by angle, position
+    given: list[tuple[Card, int, tuple[float, float]]] = field(default_factory=list)
 
     @property
     def cards(self) -> Counter:
@@ -123,7 +124,7 @@ class Seating:
         used = [0] * self.players
         centre: list[SeenCard] = []
         tweaks: list[SeenTweak] = []
-        given: list[tuple[Card, int]] = []
+        given: list[tuple[Card, int, tuple[float, float]]] = []
         confidence = 1.0
         for card, at in zip(cards, centres):
             label = card.label
@@ -141,7 +142,7 @@ class Seating:
                 if face is None:
                     continue
                 if not self._in_centre(card):
-                    given.append((face, self.seat_of(at)))
+                    given.append((face, self.seat_of(at), (float(at[0]), float(at[1]))))
                     continue
                 others = tuple(
                     alt for alt in (parse_card(lab) for lab, _ in getattr(card, "candidates", ())[1:]) if alt

@@ -199,7 +199,11 @@ def perfect_views(virtual: VirtualRound) -> Iterator:
                     used[seat] += 1
                 else:
                     held[seat][kind] += 1
-        given = [(parse_card(label), seat) for seat, labels in enumerate(state.given) for label in labels]
+        given = [
+            (parse_card(label), seat, (1000.0 * (seat + 1) + 200.0 * (len(state.tweak_cards[seat]) + k), 500.0))
+            for seat, labels in enumerate(state.given)
+            for k, label in enumerate(labels)
+        ]
         target = state.deck_back if state.deck_back is not None else 7
         yield TableView(now, centre, target, state.deck_back is None, held, used, 1.0, tweaks, 100.0, given)
         now += 0.4
