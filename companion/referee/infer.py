@@ -349,10 +349,15 @@ class Referee:
             readings += self._readings(view, [], gone, self._gained(view))
         if not any(r.error is None for r in readings):
             # a card turned onto the table by the refill may be the twin of one just picked up
+            # (a TWEAK's refill turns up to 2 cards, R4.6: one or both may be twins)
             start = Counter(self.seen.round.table) + self.pending.seen
-            for card in dict.fromkeys(c for c in view.cards if start[c]):
-                twin = Counter([card])
-                readings += self._readings(view, refill + [card], gone + twin, self._gained(view))
+            twins = list((Counter(c for c in view.cards.elements() if start[c]) & start).elements())
+            for size in (1, 2):
+                for combo in dict.fromkeys(itertools.combinations(sorted(twins, key=_order), size)):
+                    extra = Counter(combo)
+                    readings += self._readings(view, refill + list(combo), gone + extra, self._gained(view))
+                if any(r.error is None for r in readings):
+                    break
         return self._decide(readings, events, "sum")
 
     def _commit_discard(self, events: list[Event], target_after: int | None) -> bool:
@@ -487,3 +492,7 @@ class Referee:
                 },
             )
         ]
+
+
+def _order(card: Card) -> tuple[str, int]:
+    return card.colour.value, card.value
