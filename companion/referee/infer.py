@@ -90,6 +90,7 @@ class Referee:
         self.seen: ObservedRound | None = None
         self.pending = _Pending()
         self.owners: list[tuple[tuple[float, float], int]] = []  # where each won T! card lies, and whose
+        self._readings_at: list[list] = []  # [position, card, confidence] of each centre card last seen
         self._view: TableView | None = None
         self.over_reported = False
 
@@ -102,6 +103,7 @@ class Referee:
         if rnd.is_over():
             return self._round_over()
         self._assign_seats(view)
+        self._steady_readings(view)
         self._view = view
         events: list[Event] = []
         self._see(view, events, depth=0)
@@ -157,6 +159,9 @@ class Referee:
             return
         start = Counter(rnd.table)
         present = view.cards
+        for card in list(seen.unseen):  # a guessed table card now seen as guessed: no longer a guess
+            if present[card] >= start[card] > 0:
+                del seen.unseen[card]
         gone = (start + pending.seen) - present  # picked up: the hand card and the cards it took
         new = present - start - pending.seen
         for s in view.centre:
@@ -218,6 +223,38 @@ class Referee:
             else:
                 held[seat][tweak.kind] += 1
         view.held, view.used = held, used
+
+    def _steady_readings(self, view: TableView) -> None:
+        """A card that has not moved keeps its most confident reading: a doubtful new reading of it
+        is replaced by the sure one, and a sure new reading corrects a doubtful old one (also in
+        the cards laid this turn)."""
+        from .view import SeenCard
+
+        near = 0.35 * view.card_length
+        memory = self._readings_at
+        # nothing picked up from the table since the turn began: a changed reading is a re-read
+        untouched = not (Counter(self.seen.round.table) - view.cards) if self.seen else False
+        kept: list[list] = []
+        for i, seen in enumerate(view.centre):
+            match = next(
+                (m for m in memory if m not in kept and math.dist(m[0], seen.position) < near),
+                None,
+            )
+            if match is None:
+                kept.append([seen.position, seen.card, seen.confidence])
+                continue
+            kept.append(match)
+            if seen.card == match[1]:
+                match[2] = max(match[2], seen.confidence)
+            elif seen.confidence < LOW_CONFIDENCE <= match[2]:
+                view.centre[i] = SeenCard(match[1], seen.position, match[2], seen.alternatives)
+            else:
+                old = match[1]
+                reread = seen.confidence > match[2] and (untouched or match[2] < LOW_CONFIDENCE)
+                if reread and old in self.pending.arrivals and seen.card not in self.pending.arrivals:
+                    self.pending.arrivals[self.pending.arrivals.index(old)] = seen.card
+                match[1], match[2] = seen.card, seen.confidence
+        self._readings_at = kept
 
     def _giver_seat(self, position: tuple[float, float], by_angle: int, view: TableView) -> int:
         """Whose card a number laid outside the centre is: the owner of the nearest T! card seen
@@ -378,6 +415,12 @@ class Referee:
         pending = self.pending
         valid = [r for r in readings if r.error is None]
         doubt = [c for c in self._cards_of(readings) if c in pending.low]
+        # a card of the table the camera never saw (a refill card missed) is a guess: ask
+        doubt += [
+            c
+            for c in self._taken_of(valid)
+            if seen.unseen[c] and c not in Counter(self._view.cards if self._view else [])
+        ]
         if not valid:
             valid = self._alternatives(readings)
             doubt = doubt or ["?"]
@@ -434,6 +477,14 @@ class Referee:
         )
         self.pending = _Pending()
         return True
+
+    def _taken_of(self, readings: list[Reading]) -> set[Card]:
+        cards: set[Card] = set()
+        for r in readings:
+            play = r.observed.turn.play
+            if isinstance(play, Sum):
+                cards |= set(play.take)
+        return cards
 
     def _cards_of(self, readings: list[Reading]) -> set[Card]:
         cards: set[Card] = set()

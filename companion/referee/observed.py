@@ -83,11 +83,13 @@ class ObservedRound:
         self.initial_table = tuple(table)
         self.turns: list[ObservedTurn] = []
         self.targets: dict[int, int] = {}  # turns played -> the target seen before the next one
+        self.unseen: Counter = Counter()  # table cards turned from the deck whose faces were never seen (guesses)
         self._reset()
 
     # -- the guessed deal ------------------------------------------------------------------
 
     def _reset(self) -> None:
+        self.unseen = Counter()
         n = len(self.players)
         hidden = sorted((Counter(numeric_cards(self.colours)) - Counter(self.initial_table)).elements(), key=_order)
         solver = _Solver()
@@ -271,16 +273,12 @@ class ObservedRound:
         """Deck cards that went onto the table show what was seen there (R4.6, R6.3)."""
         to_table = [("d", index) for index, player in self.round.draws[draws_before:] if player is None]
         wanted = sorted(observed.table_reveals, key=_order)
-        if wanted and len(wanted) != len(to_table):
+        if len(wanted) > len(to_table):
             raise RuleError(
                 "R4.6",
                 f"{len(wanted)} cards were seen turned from the deck, the rules turn {len(to_table)}",
                 code="bad_refill",
             )
-        if not wanted:  # not seen: the guess stands, pinned so no later swap changes it
-            self._solver.pinned.update(to_table)
-            pins += to_table
-            return
         for slot in to_table:  # the ones that already show a wanted card keep it
             face = self._solver.faces[slot]
             if face in wanted:
@@ -288,7 +286,12 @@ class ObservedRound:
                 self._solver.pinned.add(slot)
                 pins.append(slot)
         for slot in [x for x in to_table if x not in pins]:
-            self._reveal([slot], wanted.pop(0), "R4.6", "turned from the deck", pins)
+            if wanted:
+                self._reveal([slot], wanted.pop(0), "R4.6", "turned from the deck", pins)
+            else:  # not seen: the guess stands (pinned so no swap changes it), and it is marked unseen
+                self._solver.pinned.add(slot)
+                pins.append(slot)
+                self.unseen[self._solver.faces[slot]] += 1
 
     def _reveal_tweak(self, position: int, kind: TweakKind) -> None:
         """The T! card won at ``position`` of the pile was seen to be ``kind``: fix the guess."""
