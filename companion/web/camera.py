@@ -91,12 +91,13 @@ class CameraService:
     referee enters moves by tapping), and the camera is opened again every ``retry`` seconds.
     """
 
-    def __init__(self, spec: str, opener: Any = None, retry: float = 3.0) -> None:
+    def __init__(self, spec: str, opener: Any = None, retry: float = 3.0, fps: float = 10.0) -> None:
         from scanner.camera import open_source
 
         self.spec = spec
         self.opener = opener or open_source
         self.retry = retry
+        self.fps = fps  # a file, a folder or the virtual table is read at this pace (a camera sets its own)
         self.state = "starting"  # starting | ok | missing | lost
         self.message = f"opening {spec}"
         self.since = time.time()
@@ -132,8 +133,11 @@ class CameraService:
                 continue
             if self.frames:
                 self.reconnects += 1
+            paced = not getattr(self._source, "live", False)
             try:
                 while not self._stop.is_set():
+                    if paced and self._stop.wait(1 / self.fps):
+                        break
                     frame = self._source.read()
                     if frame is None:
                         raise OSError("the camera stopped sending pictures")
