@@ -193,3 +193,51 @@ def test_a_correction_recomputes_the_round_and_a_bad_one_changes_nothing() -> No
         seen.correct(0, wrong)
     assert "after the correction" in str(caught.value) or "red-5" in str(caught.value)
     assert seen.scores() == scores and len(seen.turns) == len(virtual.truth.history)
+
+
+def test_a_refill_card_never_seen_is_asked_about_not_guessed() -> None:
+    """Hide one card a TWEAK's refill turned, in every view: the sum that takes it is a question
+    whose readings include the truth; answered, the round ends with the exact scores."""
+    from companion.engine.cards import Card as _Card
+
+    for seed in range(40):
+        virtual = play_round(NAMES[:2], 0, seed)
+        views = list(perfect_views(virtual))
+        truth = virtual.truth.history
+        # the first TWEAK whose refill put 2 cards on the table: hide the first of them for good
+        rnd = Round(NAMES[:2], 0, deal(2, default_colours(2), Edition.CLASSIC, random.Random(seed)))
+        hidden = None
+        for turn in truth:
+            before = len(rnd.draws)
+            rnd.push(turn)
+            to_table = [i for i, p in rnd.draws[before:] if p is None]
+            if isinstance(turn.play, Sum) and len(to_table) == 2 and turn.tweak is None:
+                hidden = rnd.deck[to_table[0]].card
+                break
+        if hidden is None:
+            continue
+        break
+    else:
+        pytest.fail("no round with a plain TWEAK and a 2-card refill in 40 seeds")
+    assert isinstance(hidden, _Card)
+    asked = []
+
+    def answer(question):
+        asked.append(question)
+        k = len(referee.seen.turns)
+        for i, reading in enumerate(question.readings):
+            if same_turn(reading.observed.turn, truth[k]):
+                return i
+        return 0
+
+    referee = Referee(NAMES[:2], 0, answer=answer)
+    gone = False
+    for view in views:
+        cards = [c for c in view.centre]
+        if not gone and any(c.card == hidden for c in cards):
+            view.centre = [c for c in cards if c.card != hidden]
+        referee.see(view)
+        gone = gone or (referee.seen is not None and hidden not in referee.seen.round.table and bool(asked))
+    referee.finish()
+    assert asked, "the sum that took the unseen card must be asked"
+    assert referee.seen.scores() == virtual.truth.scores()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from companion.engine.cards import Card, Colour, Edition, TweakKind
@@ -162,7 +162,9 @@ class Referee:
         for card in list(seen.unseen):  # a guessed table card now seen as guessed: no longer a guess
             if present[card] >= start[card] > 0:
                 del seen.unseen[card]
-        gone = (start + pending.seen) - present  # picked up: the hand card and the cards it took
+        # a refill card the camera never saw is taken to lie where it was turned, until a sum shows otherwise
+        unseen_here = Counter({c: min(n, start[c]) for c, n in seen.unseen.items()}) - present
+        gone = (start + pending.seen) - (present + unseen_here)  # picked up: the hand card and the cards it took
         new = present - start - pending.seen
         for s in view.centre:
             pending.conf[s.card] = min(pending.conf.get(s.card, 1.0), s.confidence)
@@ -373,6 +375,33 @@ class Referee:
         mine = [t for t in free if t.seat == p]
         return mine[0].kind if len(mine) == 1 else None
 
+    def _late_readings(self, readings: list[Reading]) -> list[Reading]:
+        """A sum that took a refill card the camera never saw: that card's face is a guess, so try
+        every card it could have been (the engine keeps those that fit); the referee is asked."""
+        unseen = self.seen.unseen
+        if not unseen or not readings:
+            return []
+        colours = self.seen.colours
+        out: list[Reading] = []
+        for r in readings:
+            play = r.observed.turn.play
+            if not isinstance(play, Sum):
+                continue
+            for guess in dict.fromkeys(c for c in play.take if unseen[c]):
+                rest = list(play.take)
+                rest.remove(guess)
+                for colour in colours:
+                    for value in range(1, 7):
+                        card = Card(colour, value)
+                        turn = Turn(r.observed.turn.player, Sum(play.hand, tuple(rest + [card])), r.observed.turn.tweak)
+                        observed = replace(r.observed, turn=turn, late=((guess, card),))
+                        error = self.seen.check(observed)
+                        if error is None:
+                            out.append(Reading(observed))
+                if len(out) >= MAX_READINGS:
+                    return out
+        return out
+
     def _refuse_if_lasting(self, events: list[Event]) -> None:
         """A card missed in one view looks like a move: only a refusal seen twice is reported."""
         pending = self.pending
@@ -384,6 +413,13 @@ class Referee:
         readings = self._readings(view, refill, gone, self._gained(view))
         if not any(r.error is None for r in readings) and refill:  # the cards that came last were a discard
             readings += self._readings(view, [], gone, self._gained(view))
+        if not any(r.error is None for r in readings):
+            # the sum may have taken a refill card never seen: take it too, whatever it was
+            unseen = Counter(self.seen.unseen) & Counter(self.seen.round.table)
+            hidden = unseen - view.cards
+            if hidden:
+                more = self._readings(view, refill, gone + hidden, self._gained(view))
+                readings += more + self._late_readings(more)
         if not any(r.error is None for r in readings):
             # a card turned onto the table by the refill may be the twin of one just picked up
             # (a TWEAK's refill turns up to 2 cards, R4.6: one or both may be twins)

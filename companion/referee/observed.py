@@ -22,7 +22,7 @@ R4.1: red-1 + green-6 = 7, but the target is 9
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Sequence, Union
 
 from companion.engine.cards import Card, Colour, DeckCard, Edition, TweakKind, numeric_cards
@@ -46,6 +46,7 @@ class ObservedTurn:
     tweak_won: TweakKind | None = None  # the T! card seen in front of the player after a TWEAK
     confidence: float = 1.0
     target_after: int | None = None  # the target seen once the turn was over
+    late: tuple[tuple[Card, Card], ...] = ()  # (guess, card): a refill card never seen was this card
 
 
 @dataclass
@@ -84,12 +85,14 @@ class ObservedRound:
         self.turns: list[ObservedTurn] = []
         self.targets: dict[int, int] = {}  # turns played -> the target seen before the next one
         self.unseen: Counter = Counter()  # table cards turned from the deck whose faces were never seen (guesses)
+        self._unseen_from: list[tuple[Card, int]] = []  # each guess and the turn that turned it
         self._reset()
 
     # -- the guessed deal ------------------------------------------------------------------
 
     def _reset(self) -> None:
         self.unseen = Counter()
+        self._unseen_from = []
         n = len(self.players)
         hidden = sorted((Counter(numeric_cards(self.colours)) - Counter(self.initial_table)).elements(), key=_order)
         solver = _Solver()
@@ -181,15 +184,49 @@ class ObservedRound:
 
     def check(self, observed: ObservedTurn) -> RuleError | None:
         """The rule ``observed`` breaks, or None; the state is left as it was."""
+        saved = list(self.turns)
         try:
             self.push(observed)
         except RuleError as err:
             return err
-        self.pop()
+        if observed.late:
+            self.rebuild(saved)
+        else:
+            self.pop()
         return None
+
+    def _apply_late(self, observed: ObservedTurn) -> None:
+        """A refill card the camera never saw is now known (from the sum that took it): the turn
+        that turned it gets its face, and the round is replayed."""
+        saved = list(self.turns)
+        turns = list(saved)
+        origins = list(self._unseen_from)
+        for guess, card in observed.late:
+            match = next((o for o in origins if o[0] == guess), None)
+            if match is None:
+                raise RuleError(
+                    "R4.6", f"{guess.name} is not a card of the table that was never seen", code="bad_refill"
+                )
+            origins.remove(match)
+            k = match[1]
+            turns[k] = replace(turns[k], table_reveals=turns[k].table_reveals + (card,))
+        try:
+            self.rebuild(turns)
+        except RuleError:
+            self.rebuild(saved)
+            raise
 
     def push(self, observed: ObservedTurn) -> None:
         """Play a seen turn through the engine; on a refusal nothing changes (the error says why)."""
+        if observed.late:
+            saved = list(self.turns)
+            self._apply_late(observed)
+            try:
+                self.push(replace(observed, late=()))
+            except RuleError:
+                self.rebuild(saved)
+                raise
+            return
         rnd = self.round
         turn = observed.turn
         pins: list[Slot] = []
@@ -292,6 +329,7 @@ class ObservedRound:
                 self._solver.pinned.add(slot)
                 pins.append(slot)
                 self.unseen[self._solver.faces[slot]] += 1
+                self._unseen_from.append((self._solver.faces[slot], len(self.turns)))
 
     def _reveal_tweak(self, position: int, kind: TweakKind) -> None:
         """The T! card won at ``position`` of the pile was seen to be ``kind``: fix the guess."""
