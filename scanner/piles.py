@@ -149,29 +149,13 @@ def render_pile(seed: int, n: int | None = None, fanned: bool = False, style: An
 def render_pile_table(seed: int, n: int | None = None, fanned: bool = False, style: Any = None):
     """A spread (or fanned) won pile rendered with its ground truth: ``(RenderedTable, labels)``."""
     from .synth.cards import REFERENCE_STYLE
-    from .synth.table import Conditions, draw_scene
+    from .synth.table import draw_scene, room_conditions
 
     rng = random.Random(seed)
     n = n if n is not None else rng.randint(1, 24)
     labels = random_pile(rng, n)
     scene = pile_scene(labels, rng, fanned)
-    cond = Conditions(
-        1280,
-        720,
-        rng.choice(("wood", "felt", "cloth")),
-        "neutral",
-        rng.randint(4200, 5800),
-        0.02,
-        -0.03,
-        0.2,
-        False,
-        False,
-        0.4,
-        2.0,
-        90,
-        False,
-        rng.uniform(-0.15, 0.15),
-    )
+    cond = room_conditions(rng.choice(("wood", "felt", "cloth")), rng.randint(4200, 5800), rng.uniform(-0.15, 0.15))
     rendered = draw_scene(scene, cond, style or REFERENCE_STYLE, rng, seed)
     return rendered, labels
 

@@ -290,12 +290,10 @@ def _virtual_pile(seed: int, labels: list[str], player: str):
 
     from scanner.piles import pile_scene
     from scanner.synth.cards import REFERENCE_STYLE
-    from scanner.synth.table import Conditions, draw_scene
+    from scanner.synth.table import draw_scene, room_conditions
 
     rng = random.Random(f"{seed}-{player}")
-    scene = pile_scene(labels, rng)
-    cond = Conditions(1280, 720, "felt", "neutral", 5000, 0.02, -0.03, 0.2, False, False, 0.4, 2.0, 90, False, 0.0)
-    return draw_scene(scene, cond, REFERENCE_STYLE, rng, seed).image
+    return draw_scene(pile_scene(labels, rng), room_conditions("felt"), REFERENCE_STYLE, rng, seed).image
 
 
 # --- deck enrolment wizard -----------------------------------------------------------------

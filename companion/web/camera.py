@@ -38,7 +38,6 @@ def table_state(live: LiveMatch):
 def camera_jpeg(live: LiveMatch, scanner: Any, cache: dict) -> bytes | None:
     """A JPEG of the (virtual) camera view with the scanner's readings drawn on it."""
     import cv2
-    import numpy as np
 
     from scanner.synth.cards import REFERENCE_STYLE
     from scanner.synth.table import render_state
@@ -53,19 +52,7 @@ def camera_jpeg(live: LiveMatch, scanner: Any, cache: dict) -> bytes | None:
         frame = render_state(state, live.seed, upright=True, style=REFERENCE_STYLE).image
         if scanner is not None:
             result = scanner.scan(frame)
-            for card in result.cards:
-                good = card.confidence >= 0.9
-                colour = (80, 220, 80) if good else (0, 170, 255)
-                pts = card.corners.astype(np.int32)
-                cv2.polylines(frame, [pts], True, colour, 3, cv2.LINE_AA)
-                x, y = pts.min(axis=0)
-                text = f"{card.label} {card.confidence:.2f}"
-                cv2.putText(
-                    frame, text, (int(x), max(14, int(y) - 6)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3, cv2.LINE_AA
-                )
-                cv2.putText(
-                    frame, text, (int(x), max(14, int(y) - 6)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1, cv2.LINE_AA
-                )
+            frame = draw_readings(frame, result)
             if result.target is not None:
                 cv2.putText(
                     frame,

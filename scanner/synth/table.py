@@ -632,21 +632,12 @@ def render_state(
     rng = random.Random(seed)
     drawn = random_style(rng)  # drawn even when a style is given: the same seed, the same light
     style = style or drawn
-    cond = conditions or Conditions(
-        1280,
-        720,
-        rng.choice(("wood", "felt", "cloth")),
-        "neutral",
-        5000,
-        0.02,
-        -0.03,
-        0.2,
-        False,
-        False,
-        0.4,
-        2.0,
-        90,
-        False,
-        0.0 if upright else None,
-    )
+    cond = conditions or room_conditions(rng.choice(("wood", "felt", "cloth")), camera_angle=0.0 if upright else None)
     return draw_scene(state_scene(state, seed), cond, style, rng, seed)
+
+
+def room_conditions(surface: str, kelvin: int = 5000, camera_angle: float | None = 0.0) -> Conditions:
+    """A living room under a mounted camera: neutral light, slight tilt and lens distortion, no glare."""
+    return Conditions(
+        1280, 720, surface, "neutral", kelvin, 0.02, -0.03, 0.2, False, False, 0.4, 2.0, 90, False, camera_angle
+    )
