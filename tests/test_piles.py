@@ -137,3 +137,12 @@ def test_a_version_1_database_is_migrated_with_its_events(tmp_path) -> None:
     assert [e.kind for e in storage.events(1)] == ["line", "pile_check"]
     storage.close()
     assert [e.kind for e in Storage(str(path)).events(1)] == ["line", "pile_check"]  # idempotent
+
+
+def test_pile_pictures_add_up_on_the_dashboard(referee, app, finished_round) -> None:
+    first = referee.post(f"/api/matches/{finished_round}/piles/Ben").get_json()
+    again = referee.post(f"/api/matches/{finished_round}/piles/Ben?add=1").get_json()
+    assert again["scanned"]["points"] == 2 * first["scanned"]["points"]
+    assert again["scanned"]["count"] == 2 * first["scanned"]["count"]
+    fresh = referee.post(f"/api/matches/{finished_round}/piles/Ben").get_json()
+    assert fresh["scanned"]["points"] == first["scanned"]["points"]

@@ -90,8 +90,15 @@
         b.textContent = T("Count") + " " + p;
         b.dataset.testid = "pile-" + p;
         b.setAttribute("data-testid", "pile-" + p);
-        b.addEventListener("click", () => checkPile(p));
+        b.addEventListener("click", () => checkPile(p, false));
         box.appendChild(b);
+        const more = document.createElement("button");
+        more.className = "quiet";
+        more.textContent = "+ " + T("picture");
+        more.title = T("A pile larger than the view: add one more picture to the count");
+        more.setAttribute("data-testid", "pile-add-" + p);
+        more.addEventListener("click", () => checkPile(p, true));
+        box.appendChild(more);
       });
     }
     $("sum").disabled = selectedHand === null || selectedTable.size === 0;
@@ -176,10 +183,10 @@
   cameraState();
   setInterval(cameraState, 3000);
 
-  async function checkPile(player) {
+  async function checkPile(player, add) {
     const out = $("pile-result");
     out.textContent = T("Counting…");
-    const res = await fetch("/api/matches/" + matchId + "/piles/" + encodeURIComponent(player), {
+    const res = await fetch("/api/matches/" + matchId + "/piles/" + encodeURIComponent(player) + (add ? "?add=1" : ""), {
       method: "POST", headers: { "X-CSRF-Token": csrf } });
     const d = await res.json().catch(() => ({}));
     if (!res.ok) { out.textContent = d.message || res.statusText; return; }
