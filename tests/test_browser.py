@@ -143,3 +143,23 @@ def test_watcher_follows_live_updates_without_reload(server, page):
     rnd = service.get(match_id).match.current
     expect(page.get_by_test_id("to-move")).to_have_text(rnd.players[rnd.to_move])
     assert page.locator("#log li").count() >= 2
+
+
+def test_referee_counts_a_won_pile_at_the_end_of_a_round(server, page, tmp_path):
+    """Round over: the referee taps Count for a player; the camera's count and the tracked one show."""
+    app, url = server
+    svc = get_service(app)
+    match_id = svc.create_match(["Ana", "Ben"])
+    while not svc.get(match_id).match.current.is_over():
+        svc.bot_move(match_id)
+    page.goto(url + "/")
+    page.get_by_test_id("pin").fill(PIN)
+    page.get_by_test_id("login").tap()
+    expect(page.get_by_test_id("role")).to_have_text("Referee")
+    page.goto(f"{url}/matches/{match_id}")
+    expect(page.get_by_test_id("piles")).to_be_visible()
+    page.get_by_test_id("pile-Ana").tap()
+    tracked = svc.state(match_id)["round"]["scores"]["Ana"]
+    expect(page.get_by_test_id("pile-points")).to_contain_text(f"tracked {tracked}", timeout=30_000)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "browser-pile-check.png"), full_page=True)

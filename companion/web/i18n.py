@@ -12,6 +12,50 @@ LANGUAGES = {"en": "English", "es": "Español", "fr": "Français", "nl": "Nederl
 # key: (es, fr, nl, sv); the key itself is the English text
 _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
     "Matches": ("Partidas", "Parties", "Potjes", "Matcher"),
+    "Won piles": ("Montones ganados", "Plis gagnés", "Gewonnen stapels", "Vunna högar"),
+    "Each player spreads their won cards face up under the camera, T! cards too.": (
+        "Cada jugador extiende sus cartas ganadas boca arriba bajo la cámara, también las T!.",
+        "Chaque joueur étale ses cartes gagnées face visible sous la caméra, cartes T! comprises.",
+        "Elke speler spreidt zijn gewonnen kaarten open onder de camera, ook de T!-kaarten.",
+        "Varje spelare breder ut sina vunna kort med framsidan upp under kameran, även T!-korten.",
+    ),
+    "Count": ("Contar", "Compter", "Tellen", "Räkna"),
+    "Counting…": ("Contando…", "Comptage…", "Tellen…", "Räknar…"),
+    "tracked": ("seguido", "suivi", "bijgehouden", "följt"),
+    "camera": ("cámara", "caméra", "camera", "kamera"),
+    "picture": ("foto", "photo", "foto", "bild"),
+    "A pile larger than the view: add one more picture to the count": (
+        "Un montón más grande que la vista: añade otra foto a la cuenta",
+        "Un tas plus grand que la vue : ajoutez une photo au compte",
+        "Een stapel groter dan het beeld: tel er nog een foto bij",
+        "En hög större än bilden: lägg till en bild till i räkningen",
+    ),
+    "Nothing was changed: if the tracked pile is wrong, undo and correct the moves.": (
+        "No se cambió nada: si el montón seguido está mal, deshaz y corrige las jugadas.",
+        "Rien n'a été changé : si le tas suivi est faux, annulez et corrigez les coups.",
+        "Er is niets veranderd: klopt de bijgehouden stapel niet, maak de zetten ongedaan en verbeter ze.",
+        "Inget har ändrats: om den följda högen är fel, ångra och rätta dragen.",
+    ),
+    "Same cards as tracked.": (
+        "Las mismas cartas que las seguidas.",
+        "Les mêmes cartes que celles suivies.",
+        "Dezelfde kaarten als bijgehouden.",
+        "Samma kort som följts.",
+    ),
+    "Teach the camera your deck": (
+        "Enseña tu baraja a la cámara",
+        "Apprenez votre jeu à la caméra",
+        "Leer de camera je kaarten kennen",
+        "Lär kameran din kortlek",
+    ),
+    "Read the cards": ("Leer las cartas", "Lire les cartes", "Kaarten lezen", "Läs korten"),
+    "Confirm": ("Confirmar", "Confirmer", "Bevestigen", "Bekräfta"),
+    "Save the deck profile": (
+        "Guardar el perfil de la baraja",
+        "Enregistrer le profil du jeu",
+        "Kaartprofiel bewaren",
+        "Spara kortlekens profil",
+    ),
     "Enter the moves by tapping; the camera is tried again by itself.": (
         "Anota las jugadas tocando; la cámara se reintenta sola.",
         "Saisissez les coups en touchant ; la caméra est réessayée toute seule.",
