@@ -60,25 +60,39 @@ def _evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _scan(args: argparse.Namespace) -> int:
-    import cv2
-
+def _open_scanner(args: argparse.Namespace, command: str, detector: str = "auto"):
+    """The scanner for ``tweak scan``/``tweak score``; a bad profile, model or calibration is an
+    error message (exit status 2), never a traceback."""
     from .calibration import CalibrationError
     from .pipeline import load_scanner
     from .profile import ProfileError
 
     try:
-        scanner = load_scanner(args.profile, args.mat, args.players, args.detector, args.calibration)
+        return load_scanner(args.profile, args.mat, args.players, detector, args.calibration)
     except (ProfileError, FileNotFoundError, CalibrationError) as err:
-        print(f"tweak scan: {err}", file=sys.stderr)
-        return 2
-    status = 0
-    for path in args.images:
+        print(f"tweak {command}: {err}", file=sys.stderr)
+        return None
+
+
+def _images(paths: list[str], command: str, failed: list[str]):
+    """Each readable picture as ``(path, frame)``; unreadable ones are reported and listed in ``failed``."""
+    import cv2
+
+    for path in paths:
         frame = cv2.imread(path, cv2.IMREAD_COLOR)
         if frame is None:
-            print(f"tweak scan: cannot read {path} as an image", file=sys.stderr)
-            status = 1
+            print(f"tweak {command}: cannot read {path} as an image", file=sys.stderr)
+            failed.append(path)
             continue
+        yield path, frame
+
+
+def _scan(args: argparse.Namespace) -> int:
+    scanner = _open_scanner(args, "scan", args.detector)
+    if scanner is None:
+        return 2
+    failed: list[str] = []
+    for path, frame in _images(args.images, "scan", failed):
         result = scanner.scan(frame)
         if args.json:
             print(json.dumps(result.as_json(path)), flush=True)
@@ -89,46 +103,32 @@ def _scan(args: argparse.Namespace) -> int:
                 zone = f" [{card.zone}]" if card.zone else ""
                 touch = " (touching)" if card.touching else ""
                 print(f"  {card.label:<14} {card.confidence:.3f}{zone}{touch}")
-    return status
+    return 1 if failed else 0
 
 
 def _score(args: argparse.Namespace) -> int:
-    import cv2
-
-    from .calibration import CalibrationError
     from .piles import PileScore, score_scan
-    from .pipeline import load_scanner
-    from .profile import ProfileError
 
-    try:
-        scanner = load_scanner(args.profile, args.mat, args.players, "auto", args.calibration)
-    except (ProfileError, FileNotFoundError, CalibrationError) as err:
-        print(f"tweak score: {err}", file=sys.stderr)
+    scanner = _open_scanner(args, "score")
+    if scanner is None:
         return 2
     by_zone = bool(args.mat or args.calibration)
     total: dict[str | None, PileScore] = {}
-    status = 0
-    for path in args.images:
-        frame = cv2.imread(path, cv2.IMREAD_COLOR)
-        if frame is None:
-            print(f"tweak score: cannot read {path} as an image", file=sys.stderr)
-            status = 1
-            continue
+    failed: list[str] = []
+    for path, frame in _images(args.images, "score", failed):
         scores = score_scan(scanner.scan(frame), by_zone)
         for zone, score in scores.items():
             total[zone] = total.get(zone, PileScore()).add(score)
+        whole = PileScore.sum(scores.values())
         if args.json:
-            zones = {str(z): sc.as_json() for z, sc in scores.items()} if by_zone else None
-            whole = _merge(scores.values())
             line = {"image": path, **whole.as_json()}
-            if zones is not None:
-                line["zones"] = zones
+            if by_zone:
+                line["zones"] = {str(z): sc.as_json() for z, sc in scores.items()}
             print(json.dumps(line), flush=True)
         else:
-            whole = _merge(scores.values())
             print(f"{path}: {sum(whole.cards.values())} cards, {whole.points} points {whole.breakdown()}")
     if len(args.images) > 1:
-        whole = _merge(total.values())
+        whole = PileScore.sum(total.values())
         if args.json:
             line = {"total": True, "images": len(args.images), **whole.as_json()}
             if by_zone:
@@ -136,16 +136,7 @@ def _score(args: argparse.Namespace) -> int:
             print(json.dumps(line))
         else:
             print(f"all {len(args.images)} pictures: {sum(whole.cards.values())} cards, {whole.points} points")
-    return status
-
-
-def _merge(scores):
-    from .piles import PileScore
-
-    out = PileScore()
-    for score in scores:
-        out = out.add(score)
-    return out
+    return 1 if failed else 0
 
 
 def _enrol(args: argparse.Namespace) -> int:

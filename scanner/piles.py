@@ -39,6 +39,14 @@ class PileScore:
     def add(self, other: PileScore) -> PileScore:
         return PileScore(self.cards + other.cards, self.ignored + other.ignored)
 
+    @staticmethod
+    def sum(scores: Iterable[PileScore]) -> PileScore:
+        """Several pictures of one pile (or several zones) added up."""
+        out = PileScore()
+        for score in scores:
+            out = out.add(score)
+        return out
+
     def breakdown(self) -> dict[str, int]:
         """Points by kind of card, as a player would count them."""
         kinds: Counter = Counter()

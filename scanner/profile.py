@@ -210,9 +210,8 @@ def enrol_crops(classifier: Any, crops_by_label: dict[str, list[np.ndarray]], de
     for label, crops in crops_by_label.items():
         if not crops:
             continue
-        upright = [c for c in crops]
         turned = [np.ascontiguousarray(c[::-1, ::-1]) for c in crops]
-        _, flipped, emb_a = classifier.run(upright)
+        _, flipped, emb_a = classifier.run(crops)
         _, _, emb_b = classifier.run(turned)
         # put every photo the printed way up first (the classifier says which way up it is)
         ups = np.where(flipped[:, None] > 0.5, emb_b, emb_a)

@@ -57,7 +57,6 @@ def _take_first(question: Event) -> int | None:
 class _Pending:
     arrivals: list[Card] = field(default_factory=list)  # centre cards that appeared this turn, in order
     flip: TweakKind | None = None
-    flip_seat: int | None = None
     given: list[tuple[Card, int]] = field(default_factory=list)  # cards seen laid in front of a seat this turn
     shifted_target: int | None = None
     last_target: int | None = None
@@ -171,7 +170,7 @@ class Referee:
             if s.confidence < LOW_CONFIDENCE:
                 pending.low[s.card] = s.alternatives
         if p in flips and pending.flip is None:
-            pending.flip, pending.flip_seat = flips[p], p
+            pending.flip = flips[p]
         if view.given:
             seats = [(card, self._giver_seat(pos, seat, view)) for card, seat, pos in view.given]
             pending.given = [(card, seat) for card, seat in seats if seat != p]
