@@ -241,3 +241,23 @@ def test_a_refill_card_never_seen_is_asked_about_not_guessed() -> None:
     referee.finish()
     assert asked, "the sum that took the unseen card must be asked"
     assert referee.seen.scores() == virtual.truth.scores()
+
+
+def test_a_card_that_does_not_move_keeps_its_sure_reading() -> None:
+    """Laid with a sure reading, then read doubtfully as another card: the sure one stands."""
+    red2, green3, orange4, orange1, yellow6 = (
+        Card(Colour.RED, 2),
+        Card(Colour.GREEN, 3),
+        Card(Colour.ORANGE, 4),
+        Card(Colour.ORANGE, 1),
+        Card(Colour.YELLOW, 6),
+    )
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_view(0, [red2, green3]))
+    referee.see(_view(1, [red2, green3, orange4]))  # Ben lays orange-4 (sure)
+    doubtful = _view(2, [red2, green3, orange4])
+    doubtful.centre[2] = SeenCard(orange1, (200.0, 0.0), confidence=0.3)  # same place, read badly
+    assert referee.see(doubtful) == []
+    events = referee.see(_view(3, [red2, green3, orange4, yellow6]))  # Ana lays a card: Ben discarded
+    moves = [e for e in events if e.kind == "move"]
+    assert [m.data["discard"] for m in moves] == ["orange-4"]
