@@ -21,7 +21,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+# v2: 'pile_check' (the camera's count of a won pile); v3: camera rounds ('mode', 'seen_round',
+# 'seen', 'question', 'answer', 'commit', 'reopen': companion.web.service)
+KINDS = (
+    *("line", "undo", "rejected", "pile_check"),
+    *("mode", "seen_round", "seen", "question", "answer", "commit", "reopen"),
+)
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
     id INTEGER PRIMARY KEY,
@@ -33,12 +39,12 @@ CREATE TABLE IF NOT EXISTS matches (
 CREATE TABLE IF NOT EXISTS events (
     match_id INTEGER NOT NULL REFERENCES matches(id),
     seq INTEGER NOT NULL,
-    kind TEXT NOT NULL CHECK (kind IN ('line', 'undo', 'rejected', 'pile_check')),
+    kind TEXT NOT NULL CHECK (kind IN ({kinds})),
     body TEXT NOT NULL,
     created REAL NOT NULL,
     PRIMARY KEY (match_id, seq)
 );
-"""
+""".format(kinds=", ".join(f"'{kind}'" for kind in KINDS))
 
 
 @dataclass(frozen=True)
@@ -72,10 +78,11 @@ class Storage:
         self._migrate()
 
     def _migrate(self) -> None:
-        """Version 2 adds the 'pile_check' event: a file from version 1 gets the new table, rows kept."""
+        """A file from an older version whose events table does not allow every kind of event gets
+        the new table, its rows kept."""
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
         sql = self._db.execute("SELECT sql FROM sqlite_master WHERE name = 'events'").fetchone()[0]
-        if version < SCHEMA_VERSION and "pile_check" not in sql:
+        if version < SCHEMA_VERSION and any(f"'{kind}'" not in sql for kind in KINDS):
             self._db.executescript(
                 "BEGIN; ALTER TABLE events RENAME TO events_v1;\n"
                 + "CREATE TABLE IF NOT EXISTS events"

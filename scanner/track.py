@@ -47,6 +47,9 @@ class StableState:
         return Counter(c.label for c in self.cards)
 
 
+WINDOW = 16  # frames a still moment's readings are voted over (about 2 s at 8 frames a second)
+
+
 class Tracker:
     """Feed it ``(time, frame, scan)``; ``update`` returns a :class:`StableState` when a new one is seen.
 
@@ -96,6 +99,7 @@ class Tracker:
             if moved or scan is None:
                 return None
         self._window.append(scan)
+        del self._window[:-WINDOW]  # a long still moment votes over its latest frames only
         if now - self._still_since < self.still_seconds - 1e-6:  # frame times carry rounding
             return None
         cards = self._vote()

@@ -163,3 +163,52 @@ def test_referee_counts_a_won_pile_at_the_end_of_a_round(server, page, tmp_path)
     expect(page.get_by_test_id("pile-points")).to_contain_text(f"tracked {tracked}", timeout=30_000)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "browser-pile-check.png"), full_page=True)
+
+
+def test_referee_answers_the_cameras_question_and_taps_a_missed_move(server, page):
+    """A camera match set up on the phone; the camera doubts a card, the referee picks the right
+    reading, then enters a move the camera did not see from the cards still unseen."""
+    from collections import Counter
+
+    from companion.engine import Card, Colour
+    from companion.referee.view import SeenCard, TableView
+
+    def view(time, cards, doubt=None):
+        centre = [SeenCard(c, (100.0 * i, 0.0)) for i, c in enumerate(cards)]
+        if doubt:
+            centre[2] = SeenCard(cards[2], (200.0, 0.0), 0.4, (doubt,))
+        return TableView(time, centre, 7, False, [Counter(), Counter()], [0, 0])
+
+    app, url = server
+    page.goto(url + "/")
+    page.get_by_test_id("pin").fill(PIN)
+    page.get_by_test_id("login").tap()
+    page.get_by_test_id("player-0").fill("Ana")
+    page.get_by_test_id("player-1").fill("Ben")
+    page.get_by_test_id("dealer").select_option("Ana")
+    page.get_by_test_id("camera-referee").check()
+    page.get_by_test_id("start").tap()
+    page.wait_for_url("**/matches/*")
+    match_id = int(page.url.rsplit("/", 1)[1])
+    service = get_service(app)
+    assert service.state(match_id)["camera"]
+    red2, green3, orange4 = Card(Colour.RED, 2), Card(Colour.GREEN, 3), Card(Colour.ORANGE, 4)
+    service.see(match_id, view(0, [red2, green3]))
+    service.see(match_id, view(1, [red2, green3, orange4], doubt=Card(Colour.RED, 4)))
+    service.see(match_id, view(2, [red2]))  # Ben: 4 + 3 = 7, orange-4 or red-4?
+    expect(page.get_by_test_id("questions")).to_be_visible()
+    expect(page.get_by_test_id("answer-1-0")).to_contain_text("orange-4 + green-3 = 7")
+    page.get_by_test_id("answer-1-1").tap()
+    expect(page.get_by_test_id("questions")).to_be_hidden()
+    expect(page.get_by_test_id("log")).to_contain_text("Corrected: Ben #1")
+    assert service.get(match_id).seen.turns[0].turn.play.hand == Card(Colour.RED, 4)
+    # Ana's move, missed by the camera: 5 + 2 = 7, tapped from the cards still unseen
+    expect(page.get_by_test_id("to-move")).to_have_text("Ana")
+    old = page.get_by_test_id("target").evaluate("() => document.getElementById('app').dataset.version")
+    tap_cards(page, "hand", ["orange-5"])
+    tap_cards(page, "table", ["red-2"])
+    page.get_by_test_id("sum").tap()
+    wait_for_new_version(page, old)
+    expect(page.get_by_test_id("log")).to_contain_text("Ana: orange-5 + red-2 = 7")
+    expect(page.get_by_test_id("to-move")).to_have_text("Ben")
+    page.screenshot(path=str(ARTIFACTS / "camera-question.png"), full_page=True)

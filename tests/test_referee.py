@@ -111,6 +111,11 @@ def test_perfect_views_give_every_move_and_the_exact_scores(seed: int) -> None:
         assert same_turn(event.readings[0].observed.turn, turn), (event.data, turn)
     over = [e for e in events if e.kind == "round_over"]
     assert over and over[0].data["scores"] == dict(zip(NAMES[:n], virtual.truth.scores()))
+    # the dashboard keeps a camera round as a JSON snapshot: it rebuilds the same round
+    snapshot = json.loads(json.dumps(referee.seen.snapshot()))
+    again = ObservedRound.from_snapshot(snapshot, NAMES[:n], seed % n, None, Edition.CLASSIC)
+    assert again.record_lines() == referee.seen.record_lines()
+    assert again.round.is_over() and again.scores() == virtual.truth.scores()
 
 
 def _view(time: float, cards: list[Card], target: int = 9) -> TableView:

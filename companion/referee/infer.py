@@ -93,6 +93,13 @@ class Referee:
         self._view: TableView | None = None
         self.over_reported = False
 
+    def resync(self, seen: ObservedRound | None) -> None:
+        """Follow ``seen`` from now on: the round was changed by hand (a correction, an undo, a
+        move tapped in), so what was gathered for the turn in progress no longer holds."""
+        self.seen = seen
+        self.pending = _Pending()
+        self.over_reported = seen is not None and seen.round.is_over()
+
     # -- feeding views ---------------------------------------------------------------------
 
     def see(self, view: TableView) -> list[Event]:
@@ -109,6 +116,17 @@ class Referee:
         if rnd.is_over():
             events += self._round_over()
         return events
+
+    def settle(self) -> list[Event]:
+        """The table has stayed still a while: a card laid from the round's last hand card, with the
+        deck empty, is a discard, since nobody plays after it (R5.1); otherwise nothing."""
+        seen = self.seen
+        if seen is None or not self.pending.arrivals or seen.round.is_over():
+            return []
+        rnd = seen.round
+        if rnd.deck_left or sum(len(hand) for hand in rnd.hands) != 1:
+            return []
+        return self.finish()
 
     def finish(self) -> list[Event]:
         """The source ended: a card still lying from the last turn was a discard."""
@@ -459,6 +477,9 @@ class Referee:
         if not valid:
             valid = self._alternatives(readings)
             doubt = doubt or ["?"]
+        elif doubt:  # the doubtful card read as its next-best labels, where the move fits too
+            known = {turn_key(r.observed.turn) for r in valid}
+            valid += [r for r in self._alternatives(valid) if turn_key(r.observed.turn) not in known]
         player = self.players[seen.round.to_move]
         if len(valid) == 1 and not doubt:
             chosen, asked = valid[0], None
@@ -578,6 +599,11 @@ class Referee:
                 },
             )
         ]
+
+
+def turn_key(turn: Turn) -> str:
+    """A turn as text, for telling readings apart."""
+    return repr(turn)
 
 
 def _order(card: Card) -> tuple[str, int]:

@@ -27,7 +27,7 @@ from typing import Sequence, Union
 
 from companion.engine.cards import Card, Colour, DeckCard, Edition, TweakKind, numeric_cards
 from companion.engine.errors import RuleError
-from companion.engine.record import dumps, round_line, turn_line
+from companion.engine.record import dumps, parse_turn, round_line, turn_line
 from companion.engine.setup import HAND_SIZE, TABLE_DEAL, Deal, check_colours, default_colours
 from companion.engine.state import Discard, Round, Sum, Turn, UseBomb, UseShifter, UseThief
 
@@ -383,14 +383,89 @@ class ObservedRound:
 
     # -- reading ---------------------------------------------------------------------------
 
+    def possible_hand(self, seat: int) -> list[Card]:
+        """Every card that may be in ``seat``'s hand now: the cards still out of sight anywhere
+        (hands, deck) plus the ones known to be in that hand (a stolen card, R6.1), in order."""
+        s = self._solver
+        known = [s.faces[slot] for slot in self.hand_slots[seat] if slot in s.pinned]
+        if not self.round.hands[seat]:
+            return []
+        return sorted({s.faces[slot] for slot in self._hidden_slots()} | set(known), key=_order)
+
     def scores(self) -> list[int]:
         return self.round.scores()
+
+    def snapshot(self) -> dict:
+        """Everything needed to rebuild this round (JSON): the two cards dealt to the table, the
+        targets seen and the turns as seen. :meth:`from_snapshot` gives back the same state.
+
+        >>> dealt = [Card(Colour.RED, 2), Card(Colour.GREEN, 3)]
+        >>> seen = ObservedRound(["Ana", "Ben"], 0, None, Edition.CLASSIC, table=dealt)
+        >>> seen.observe_target(9)
+        >>> seen.push(ObservedTurn(Turn(1, Discard(Card(Colour.GREEN, 6)))))
+        >>> again = ObservedRound.from_snapshot(seen.snapshot(), ["Ana", "Ben"], 0, None, Edition.CLASSIC)
+        >>> again.record_lines() == seen.record_lines()
+        True
+        """
+        return {
+            "table": [c.name for c in self.initial_table],
+            "targets": {str(k): v for k, v in sorted(self.targets.items())},
+            "turns": [turn_json(self.players, t) for t in self.turns],
+        }
+
+    @classmethod
+    def from_snapshot(
+        cls,
+        data: dict,
+        players: Sequence[str],
+        dealer: int,
+        colours: Sequence[Colour] | None,
+        edition: Edition,
+    ) -> ObservedRound:
+        """The round a :meth:`snapshot` was taken of (a RuleError if a turn no longer fits)."""
+        seen = cls(players, dealer, colours, edition, [Card.parse(c) for c in data["table"]])
+        seen.targets = {int(k): int(v) for k, v in data["targets"].items()}
+        seen.rebuild([turn_from_json(players, t) for t in data["turns"]])
+        return seen
 
     def record_lines(self, number: int = 1) -> list[str]:
         """The round as RECORD.md lines: the solved deal, then one line per turn."""
         lines = [dumps(round_line(self.players, number, self.dealer, self.colours, self.deal()))]
         lines += [dumps(turn_line(self.players, t.turn)) for t in self.turns]
         return lines
+
+
+def turn_json(players: Sequence[str], observed: ObservedTurn) -> dict:
+    out: dict = {"line": turn_line(players, observed.turn), "confidence": observed.confidence}
+    if observed.table_reveals:
+        out["table_reveals"] = [c.name for c in observed.table_reveals]
+    if observed.shifted is not None:
+        out["shifted"] = observed.shifted.name
+    if observed.shifted_target is not None:
+        out["shifted_target"] = observed.shifted_target
+    if observed.tweak_won is not None:
+        out["tweak_won"] = observed.tweak_won.value
+    if observed.target_after is not None:
+        out["target_after"] = observed.target_after
+    if observed.late:
+        out["late"] = [[guess.name, card.name] for guess, card in observed.late]
+    return out
+
+
+def turn_from_json(players: Sequence[str], data: dict) -> ObservedTurn:
+    line = parse_turn(data["line"], players)
+    if line.play is None:
+        raise RuleError("R4.3", "a turn is a sum or a discard", code="no_action")
+    return ObservedTurn(
+        Turn(line.player, line.play, line.tweak),
+        table_reveals=tuple(Card.parse(c) for c in data.get("table_reveals", ())),
+        shifted=Card.parse(data["shifted"]) if "shifted" in data else None,
+        shifted_target=data.get("shifted_target"),
+        tweak_won=TweakKind.parse(data["tweak_won"]) if "tweak_won" in data else None,
+        confidence=float(data.get("confidence", 1.0)),
+        target_after=data.get("target_after"),
+        late=tuple((Card.parse(a), Card.parse(b)) for a, b in data.get("late", ())),
+    )
 
 
 def _order(card: Card) -> tuple[int, int]:

@@ -41,6 +41,8 @@ def create_match():
         data.get("goal"),
         data.get("name"),
         seed=current_app.config.get("MATCH_SEED"),
+        camera=data.get("camera", False),
+        dealer=data.get("dealer"),
     )
     return jsonify({"id": match_id}), 201
 
@@ -78,6 +80,18 @@ def record(match_id: int):
         mimetype="application/x-ndjson",
         headers={"Content-Disposition": f'attachment; filename="tweak-match-{match_id}.jsonl"'},
     )
+
+
+@bp.post("/matches/<int:match_id>/questions/<int:question_id>")
+@referee_required
+def answer_question(match_id: int, question_id: int):
+    """The referee answers a camera question: {reading: k}, 0 the reading played meanwhile."""
+    data = _json_body()
+    if not isinstance(data, dict) or "reading" not in data:
+        abort(400, description="send a JSON object: {reading: the number of the right reading}")
+    service = get_service(current_app)
+    service.answer(match_id, question_id, data["reading"])
+    return jsonify({"ok": True, "version": service.get(match_id).version})
 
 
 @bp.get("/matches/<int:match_id>/camera.jpg")

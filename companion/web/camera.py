@@ -42,6 +42,8 @@ def camera_jpeg(live: LiveMatch, scanner: Any, cache: dict) -> bytes | None:
     from scanner.synth.cards import REFERENCE_STYLE
     from scanner.synth.table import render_state
 
+    if live.camera:  # a real table: its pictures come from the camera (/api/camera.jpg)
+        return None
     key = (live.id, live.version)
     with _lock:
         if key in cache:

@@ -33,7 +33,9 @@ def serve(args: argparse.Namespace) -> int:
         from .camera import CameraService
 
         # a missing or failing camera is reported on the dashboard and retried, never fatal
-        app.extensions["tweak_camera"] = CameraService(args.camera).start()
+        camera = app.extensions["tweak_camera"] = CameraService(args.camera).start()
+        # matches set up "refereed from the camera" are followed by the move inference
+        app.extensions["tweak_table"] = table_referee(app).start(camera)
     elif not args.no_virtual:
         VirtualTable(get_service(app), interval=args.interval).start()
     host = _lan_address() if args.host in ("0.0.0.0", "") else args.host
@@ -56,6 +58,28 @@ def serve(args: argparse.Namespace) -> int:
         clear_untrusted_proxy_headers=True,
     )
     return 0
+
+
+def table_referee(app):
+    """The camera referee of ``app``: its scanner and saved calibration, loaded when needed."""
+    from . import get_service
+    from .api import _scanner
+    from .table import TableReferee
+
+    def scanner():
+        with app.app_context():
+            return _scanner()
+
+    def zones():
+        from scanner.calibration import CalibrationError, load_calibration
+
+        path = app.config["CALIBRATION"]
+        try:
+            return load_calibration(path) if os.path.exists(path) else None
+        except CalibrationError:
+            return None  # the calibration page says what is wrong with it
+
+    return TableReferee(get_service(app), scanner, zones)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

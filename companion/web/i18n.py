@@ -135,6 +135,44 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
     "live": ("en vivo", "en direct", "live", "live"),
     "No matches yet": ("Aún no hay partidas", "Pas encore de partie", "Nog geen potjes", "Inga matcher än"),
     "Wrong PIN": ("PIN incorrecto", "PIN incorrect", "Verkeerde PIN", "Fel PIN"),
+    # camera rounds (companion.referee on the dashboard)
+    "The camera asks": ("La cámara pregunta", "La caméra demande", "De camera vraagt", "Kameran frågar"),
+    "The first reading is played meanwhile; tap the right one.": (
+        "Mientras tanto se juega la primera lectura; toca la correcta.",
+        "La première lecture est jouée en attendant ; touchez la bonne.",
+        "Intussen wordt de eerste lezing gespeeld; tik de juiste aan.",
+        "Den första tolkningen spelas så länge; tryck på den rätta.",
+    ),
+    "doubtful reading": ("lectura dudosa", "lecture douteuse", "twijfelachtige lezing", "osäker avläsning"),
+    "several readings fit": (
+        "varias lecturas encajan",
+        "plusieurs lectures conviennent",
+        "meerdere lezingen passen",
+        "flera tolkningar passar",
+    ),
+    "Deal seen": ("Reparto visto", "Donne vue", "Deling gezien", "Given sedd"),
+    "Corrected": ("Corregido", "Corrigé", "Verbeterd", "Rättat"),
+    "cards": ("cartas", "cartes", "kaarten", "kort"),
+    "First dealer": ("Primer repartidor", "Premier donneur", "Eerste gever", "Första giv"),
+    "at random (R2.3)": ("al azar (R2.3)", "au hasard (R2.3)", "willekeurig (R2.3)", "slumpvis (R2.3)"),
+    "Referee from the camera (cards dealt at the table)": (
+        "Arbitrar con la cámara (cartas repartidas en la mesa)",
+        "Arbitrer avec la caméra (cartes distribuées à la table)",
+        "Scheidsrechter via de camera (kaarten aan tafel gedeeld)",
+        "Döm med kameran (korten ges vid bordet)",
+    ),
+    "Which card did the Thief take from": (
+        "¿Qué carta tomó el Ladrón de",
+        "Quelle carte le Voleur a-t-il prise à",
+        "Welke kaart nam de Dief van",
+        "Vilket kort tog Tjuven från",
+    ),
+    "Which card did this player give up to the Bomb?": (
+        "¿Qué carta entregó este jugador a la Bomba?",
+        "Quelle carte ce joueur a-t-il cédée à la Bombe ?",
+        "Welke kaart gaf deze speler af aan de Bom?",
+        "Vilket kort lämnade den här spelaren till Bomben?",
+    ),
 }
 
 _INDEX = {"es": 0, "fr": 1, "nl": 2, "sv": 3}

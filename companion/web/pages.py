@@ -36,7 +36,8 @@ def _next_page() -> str:
 
 @bp.get("/")
 def index():
-    return render_template("index.html", matches=get_service(current_app).list())
+    has_camera = "tweak_camera" in current_app.extensions  # a camera attached: refereed from it by default
+    return render_template("index.html", matches=get_service(current_app).list(), has_camera=has_camera)
 
 
 @bp.get("/matches/<int:match_id>")

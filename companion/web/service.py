@@ -6,6 +6,7 @@ replay of its events through the same rules engine as ``tweak replay`` (no secon
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
@@ -18,6 +19,8 @@ from ..engine.errors import RuleError
 from ..engine.record import Replayer, dumps, header_line, round_line, turn_line
 from ..engine.setup import MAX_PLAYERS, MIN_PLAYERS, check_colours, deal, goal_for, next_dealer
 from ..engine.state import Discard, Round, Sum, Turn, UseBomb, UseJoker, UseShifter, UseThief
+from ..referee.infer import Event, Referee
+from ..referee.observed import ObservedRound, ObservedTurn, turn_from_json, turn_json
 from ..storage import Storage
 
 MAX_LOG = 30
@@ -44,14 +47,41 @@ class LiveMatch:
     log: list[dict] = field(default_factory=list)
     version: int = 0
     updated: float = 0.0
+    # a match refereed from the camera: the round in play is an ObservedRound (hands unknown)
+    camera: bool = False
+    waiting: dict | None = None  # the camera round in play: {"round", "dealer", "colours"}
+    snapshot: dict | None = None  # its last stored snapshot (ObservedRound.snapshot)
+    questions: list[dict] = field(default_factory=list)
+    commits: list[tuple[int, dict, dict]] = field(default_factory=list)  # (lines before, waiting, snapshot)
+    note: str | None = None  # what the camera referee waits for
+    asking: dict | None = None  # a question whose move is being recorded
+    _seen: ObservedRound | None = None
+    referee: Referee | None = None  # move inference for the camera round (not stored: rebuilt)
+
+    @property
+    def seen(self) -> ObservedRound | None:
+        """The camera round in play, rebuilt from its snapshot when needed (after a restart)."""
+        if self._seen is None and self.waiting is not None and self.snapshot is not None:
+            players = self.match.players
+            colours = [Colour(c) for c in self.waiting["colours"]]
+            dealer = players.index(self.waiting["dealer"])
+            self._seen = ObservedRound.from_snapshot(self.snapshot, players, dealer, colours, self.match.edition)
+        return self._seen
+
+    def set_seen(self, seen: ObservedRound | None) -> None:
+        self._seen = seen
+        self.referee = None
 
     @property
     def match(self):
         assert self.replayer.match is not None
         return self.replayer.match
 
-    def apply(self, kind: str, body: dict, seq: int, at: float) -> None:
-        """Apply one stored event to the in-memory state (also used to rebuild after a restart)."""
+    def apply(self, kind: str, body: dict, seq: int, at: float, live_seen: bool = False) -> None:
+        """Apply one stored event to the in-memory state (also used to rebuild after a restart).
+
+        ``live_seen``: a "seen" event whose snapshot was just taken of the camera round in memory,
+        which is kept (with its move inference) instead of being rebuilt."""
         self.version, self.updated = seq, at
         if kind == "line":
             before = self.replayer.current_round
@@ -75,6 +105,40 @@ class LiveMatch:
             self._log({"seq": seq, "kind": "rejected", **body})
         elif kind == "pile_check":
             self._log({"seq": seq, "kind": "pile_check", **body})
+        elif kind == "mode":
+            self.camera = bool(body.get("camera"))
+        elif kind == "seen_round":  # a camera round: dealt at the table, seen by the camera
+            self.waiting, self.snapshot, self.questions, self.note = body, None, [], None
+            self.set_seen(None)
+            self._log({"seq": seq, "kind": "round", "round": body["round"], "dealer": body["dealer"]})
+        elif kind == "seen":
+            if not live_seen:  # replayed from storage: rebuilt when needed
+                self.set_seen(None)
+            self.snapshot = body["snapshot"]
+            if body.get("entry"):
+                self._log({"seq": seq, **body["entry"]})
+        elif kind == "question":
+            self.questions.append({**body, "seq": seq, "answer": None})
+        elif kind == "answer":
+            for question in self.questions:
+                if question["id"] == body["id"]:
+                    question["answer"] = body["reading"]
+        elif kind == "commit":  # the camera round is over: its record lines join the match
+            assert self.waiting is not None and self.snapshot is not None
+            self.commits.append((len(self.lines), self.waiting, self.snapshot))
+            for line in body["lines"]:
+                self.replayer.feed(dumps(line))
+                self.lines.append(line)
+            self.waiting, self.snapshot = None, None
+            self.set_seen(None)
+        elif kind == "reopen":  # undo after a camera round was scored: it is in play again
+            before, self.waiting, self.snapshot = self.commits.pop()
+            self.set_seen(None)
+            kept = self.lines[:before]
+            self.replayer, self.lines = Replayer(), []
+            for line in kept:
+                self.replayer.feed(dumps(line))
+                self.lines.append(line)
 
     def _log(self, entry: dict) -> None:
         self.log.append(entry)
@@ -158,6 +222,7 @@ class MatchService:
                     "totals": dict(zip(match.players, match.totals)),
                     "winner": None if winner is None else match.players[winner],
                     "autoplay": row.autoplay,
+                    "camera": live.camera,
                     "created": row.created,
                 }
             )
@@ -165,11 +230,11 @@ class MatchService:
 
     # -- writing -----------------------------------------------------------------------------
 
-    def _append(self, live: LiveMatch, kind: str, body: dict) -> None:
+    def _append(self, live: LiveMatch, kind: str, body: dict, live_seen: bool = False) -> None:
         """Durably store an event, then apply it and wake the streams."""
         seq = self.storage.append(live.id, kind, body)
         at = time.time()
-        live.apply(kind, body, seq, at)
+        live.apply(kind, body, seq, at, live_seen)
         self.hub.publish(live.id, seq, at)
 
     def create_match(
@@ -181,6 +246,8 @@ class MatchService:
         name: Any = None,
         seed: int | None = None,
         autoplay: bool = False,
+        camera: Any = False,
+        dealer: Any = None,
     ) -> int:
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
             raise ServiceError(400, "players must be a list of names, in seating order")
@@ -221,6 +288,10 @@ class MatchService:
                 goal_value = None
         if name is not None and not isinstance(name, str):
             raise ServiceError(400, "name must be text")
+        if not isinstance(camera, bool):
+            raise ServiceError(400, "camera must be true or false")
+        if dealer not in (None, "") and dealer not in players:
+            raise ServiceError(400, f"the first dealer must be one of the players, not {dealer!r}")
         seed = random.SystemRandom().randrange(2**31) if seed is None else seed
         with self._lock:
             header = header_line(players, edition_value, goal_value)
@@ -228,8 +299,13 @@ class MatchService:
                 (name or "").strip()[:60] or " / ".join(players), header, seed, autoplay
             )
             live = self.get(match_id)
-            dealer = random.Random(f"{seed}/first-dealer").randrange(len(players))  # R2.3: at random
-            self._deal(live, dealer, colour_list)
+            if camera:  # refereed from the camera: the cards are dealt at the table, unseen
+                self._append(live, "mode", {"camera": True})
+            if dealer in (None, ""):
+                first = random.Random(f"{seed}/first-dealer").randrange(len(players))  # R2.3: at random
+            else:  # drawn at the table (R2.3)
+                first = players.index(dealer)
+            self._deal(live, first, colour_list)
         return match_id
 
     def _deal(self, live: LiveMatch, dealer: int, colours: Sequence[Colour] | None) -> None:
@@ -238,6 +314,10 @@ class MatchService:
         if colours is None:  # the colours chosen at set-up stay for the whole match
             previous = [line for line in live.lines if "round" in line]
             colours = [Colour(c) for c in previous[-1]["colours"]] if previous else match.default_colours()
+        if live.camera:
+            body = {"round": number, "dealer": match.players[dealer], "colours": [c.value for c in colours]}
+            self._append(live, "seen_round", body)
+            return
         dealt = deal(len(match.players), colours, match.edition, random.Random(f"{live.seed}/round/{number}"))
         self._append(live, "line", round_line(match.players, number, dealer, colours, dealt))
 
@@ -247,14 +327,16 @@ class MatchService:
             match = live.match
             if match.is_over():
                 raise ServiceError(409, f"the match is over: {match.players[match.winner]} has won (RULES R5.5)")
-            if match.current is not None and not match.current.is_over():
+            if live.waiting is not None or (match.current is not None and not match.current.is_over()):
                 raise ServiceError(409, "the round is not over yet (RULES R5.1)")
             self._deal(live, next_dealer(match.current.dealer, len(match.players)), None)
 
-    def _turn_from_request(self, live: LiveMatch, data: Any) -> Turn:
+    def _turn_from_request(self, live: LiveMatch, data: Any, rnd: Round | None = None, hidden: bool = False) -> Turn:
+        """The turn a request describes. ``hidden``: the hands are unknown (a camera round), so a
+        stolen card and the Bomb's cards must be named."""
         if not isinstance(data, dict):
             raise ServiceError(400, "send a JSON object: {play, hand, take, tweak}")
-        rnd = live.match.current
+        rnd = rnd or live.match.current
         if rnd is None or rnd.is_over():
             raise ServiceError(409, "the round is over: start the next round (RULES R5.1)")
         players = live.match.players
@@ -298,6 +380,8 @@ class MatchService:
                 victim = players.index(victim_name)
                 if "stolen" in tweak:
                     stolen = _card(tweak["stolen"], "stolen")
+                elif hidden:
+                    raise ServiceError(400, "name the card the Thief took (stolen): the hands are not known (R6.1)")
                 else:  # R6.1: a random card of the victim's hand
                     stolen = rng.choice(rnd.hands[victim]) if rnd.hands[victim] else Card.parse("red-1")
                 use = UseThief(victim, stolen)
@@ -311,6 +395,8 @@ class MatchService:
                         continue
                     if chosen and players[seat] in chosen:
                         pairs.append((seat, _card(chosen[players[seat]], "cards")))
+                    elif hidden:
+                        raise ServiceError(400, f"name the card {players[seat]} gave up to the Bomb (cards, R6.4)")
                     else:  # R6.4: the victim chooses; on the virtual table, their least valuable card
                         pairs.append((seat, min(hand_cards, key=lambda c: (c.points, c.value))))
                 use = UseBomb(tuple(pairs))
@@ -320,6 +406,8 @@ class MatchService:
         """Validate and record a turn; a refusal is logged for everyone and raised as 422."""
         with self._lock:
             live = self.get(match_id)
+            if live.camera:
+                return self._play_seen(live, data)
             turn = self._turn_from_request(live, data)
             rnd: Round = live.match.current
             try:
@@ -341,10 +429,184 @@ class MatchService:
     def undo(self, match_id: int) -> None:
         with self._lock:
             live = self.get(match_id)
+            if live.camera:
+                self._undo_seen(live)
+                return
             rnd = live.match.current
             if rnd is None or not rnd.history:
                 raise ServiceError(409, "nothing to undo in this round")
             self._append(live, "undo", {})
+
+    # -- camera rounds (companion.referee) ----------------------------------------------------
+
+    def camera_match(self) -> int | None:
+        """The newest match refereed from the camera with a round in play, if any."""
+        for row in self.storage.matches():
+            live = self.get(row.id)
+            if live.camera and live.waiting is not None:
+                return live.id
+        return None
+
+    def _referee(self, live: LiveMatch) -> Referee:
+        if live.referee is None:
+            assert live.waiting is not None
+            players = live.match.players
+            referee = Referee(
+                players,
+                players.index(live.waiting["dealer"]),
+                [Colour(c) for c in live.waiting["colours"]],
+                live.match.edition,
+            )
+            referee.resync(live.seen)
+            live.referee = referee
+        return live.referee
+
+    def see(self, match_id: int, view: Any) -> list[Event]:
+        """A still view of the table from the camera: the moves it shows are recorded, questions
+        are kept for the referee (the best reading is played meanwhile), refusals are logged."""
+        with self._lock:
+            live = self.get(match_id)
+            if not live.camera or live.waiting is None:
+                return []
+            referee = self._referee(live)
+            events = referee.see(view)
+            for event in events:
+                self._camera_event(live, referee, event)
+            return events
+
+    def settle(self, match_id: int, ended: bool = False) -> list[Event]:
+        """The table stayed still (or, ``ended``, the pictures ended: a video): a card still lying
+        from the last turn may be a discard nobody follows (R4.3, R5.1)."""
+        with self._lock:
+            live = self.get(match_id)
+            if not live.camera or live.waiting is None or live.seen is None:
+                return []
+            referee = self._referee(live)
+            events = referee.finish() if ended else referee.settle()
+            for event in events:
+                self._camera_event(live, referee, event)
+            return events
+
+    def _seen_changed(self, live: LiveMatch, entry: dict[str, Any] | None) -> None:
+        seen = live.seen
+        assert seen is not None
+        self._append(live, "seen", {"snapshot": seen.snapshot(), "entry": entry}, live_seen=True)
+        if seen.round.is_over():  # scored at once (R5.3): the round's record joins the match
+            lines = [json.loads(line) for line in seen.record_lines(live.waiting["round"])]
+            self._append(live, "commit", {"lines": lines})
+
+    def _camera_event(self, live: LiveMatch, referee: Referee, event: Event) -> None:
+        players = live.match.players
+        data = event.data
+        if event.kind == "note":
+            live.note = data.get("message")
+        elif event.kind == "start":
+            live.note = None
+            live._seen = referee.seen
+            entry = {"kind": "seen_deal", "table": data["table"], "target": data["target"]}
+            self._seen_changed(live, entry)
+        elif event.kind == "question":  # stored with the move it is about, which follows it
+            live.asking = {
+                "id": len(live.questions) + 1,
+                "player": data["player"],
+                "reason": data["reason"],
+                "readings": [turn_json(players, r.observed) for r in event.readings],
+            }
+        elif event.kind == "move":
+            observed = event.readings[0].observed
+            entry = {
+                "kind": "turn",
+                "source": "camera",
+                "player": players[observed.turn.player],
+                **turn_line(players, observed.turn),
+                "target": data.get("target"),
+                "tweak_made": data.get("made_tweak", False),
+                "asked": data.get("asked", False),
+                "confidence": data.get("confidence"),
+            }
+            self._seen_changed(live, entry)
+            if live.asking is not None:
+                self._append(live, "question", {**live.asking, "turn": data["n"]})
+                live.asking = None
+        elif event.kind == "refused":
+            body = {
+                "player": data["player"],
+                "error": "camera",
+                "rule": data.get("rule") or "R3.2",
+                "message": data["message"],
+                "source": "camera",
+            }
+            self._append(live, "rejected", body)
+
+    def _play_seen(self, live: LiveMatch, data: Any) -> dict[str, Any]:
+        """A move tapped in by the referee in a camera round (one the camera missed or refused)."""
+        if live.waiting is None:
+            raise ServiceError(409, "the round is over: start the next round (RULES R5.1)")
+        seen = live.seen
+        if seen is None:
+            raise ServiceError(409, "the camera has not seen the deal yet: 2 cards face up in the centre (R2.4)")
+        turn = self._turn_from_request(live, data, seen.round, hidden=True)
+        players = live.match.players
+        mover = turn.player
+        tweaks_before = seen.round.tweak_counts[mover]
+        try:
+            seen.push(ObservedTurn(turn))
+        except RuleError as err:
+            body = {"player": players[mover], "error": err.code, "rule": err.rule, "message": err.message}
+            self._append(live, "rejected", body)
+            raise ServiceError(422, err.message, error=err.code, rule=err.rule) from None
+        if live.referee is not None:
+            live.referee.resync(seen)
+        made = seen.round.tweak_counts[mover] > tweaks_before
+        entry = {"kind": "turn", "source": "referee", "player": players[mover], **turn_line(players, turn)}
+        self._seen_changed(live, {**entry, "tweak_made": made})
+        return {"ok": True, "tweak": made, "version": live.version}
+
+    def _reopen(self, live: LiveMatch) -> None:
+        """The camera round just scored is in play again (an undo or a correction after its end)."""
+        if not live.commits or live.commits[-1][0] + 1 + len(live.commits[-1][2]["turns"]) != len(live.lines):
+            raise ServiceError(409, "nothing to undo in this round")
+        self._append(live, "reopen", {})
+
+    def _undo_seen(self, live: LiveMatch) -> None:
+        if live.waiting is None:
+            self._reopen(live)
+        seen = live.seen
+        if seen is None or not seen.turns:
+            raise ServiceError(409, "nothing to undo in this round")
+        last = seen.pop()
+        if live.referee is not None:
+            live.referee.resync(seen)
+        self._seen_changed(live, {"kind": "undo", "player": live.match.players[last.turn.player]})
+
+    def answer(self, match_id: int, question_id: Any, reading: Any) -> None:
+        """The referee's answer to a camera question: the reading chosen replaces the one played
+        meanwhile, and everything after it is recomputed (or nothing changes, with the reason)."""
+        with self._lock:
+            live = self.get(match_id)
+            question = next((q for q in live.questions if q["id"] == question_id), None)
+            if question is None:
+                raise ServiceError(404, f"no question {question_id!r} in the round in play")
+            if question["answer"] is not None:
+                raise ServiceError(409, "that question is already answered")
+            count = len(question["readings"])
+            if isinstance(reading, bool) or not isinstance(reading, int) or not 0 <= reading < count:
+                raise ServiceError(400, f"reading must be 0 to {len(question['readings']) - 1}")
+            if live.waiting is None and live.commits:
+                self._reopen(live)  # the question is about the round just scored
+            seen = live.seen
+            index = question["turn"] - 1
+            if live.waiting is None or seen is None or index >= len(seen.turns):
+                raise ServiceError(409, "that move was undone: enter it again")
+            if reading != 0:
+                try:
+                    seen.correct(index, turn_from_json(live.match.players, question["readings"][reading]))
+                except RuleError as err:
+                    raise ServiceError(409, f"{err.message} (RULES {err.rule})") from None
+                if live.referee is not None:
+                    live.referee.resync(seen)
+                self._seen_changed(live, {"kind": "corrected", "player": question["player"], "turn": question["turn"]})
+            self._append(live, "answer", {"id": question["id"], "reading": reading})
 
     def tracked_pile(self, match_id: int, player: str) -> list[str]:
         """The won pile the game tracked for ``player`` in the round just played: its cards and
@@ -416,7 +678,9 @@ class MatchService:
                 "log": list(reversed(live.log)),
                 "round": None,
             }
-            if rnd is not None:
+            if live.camera and live.waiting is not None:
+                state["round"] = self._seen_state(live)
+            elif rnd is not None:
                 colours = next(line for line in reversed(live.lines) if "round" in line)["colours"]
                 state["round"] = {
                     "number": len(match.results) + (0 if rnd.is_over() else 1),
@@ -434,6 +698,49 @@ class MatchService:
                     "tweaks": dict(zip(players, rnd.tweak_counts)),
                     "scores": dict(zip(players, rnd.scores())),
                     "over": rnd.is_over(),
-                    "can_undo": bool(rnd.history),
+                    "can_undo": bool(rnd.history) and (not live.camera or bool(live.commits)),
                 }
+            state["camera"] = live.camera
+            state["note"] = live.note
+            state["questions"] = [
+                {k: q[k] for k in ("id", "turn", "player", "reason")} | {"readings": [r["line"] for r in q["readings"]]}
+                for q in live.questions
+                if q["answer"] is None
+            ]
             return state
+
+    def _seen_state(self, live: LiveMatch) -> dict[str, Any]:
+        """The camera round in play: what is seen, the hands only by their size (R2.4: unknown)."""
+        players = live.match.players
+        waiting = live.waiting
+        assert waiting is not None
+        seen = live.seen
+        base = {"number": waiting["round"], "dealer": waiting["dealer"], "colours": waiting["colours"], "hidden": True}
+        if seen is None:  # the deal is not seen yet
+            empty = {p: 0 for p in players}
+            return base | {
+                "to_move": None, "target": None, "deck_left": None, "tweak_pile_left": None, "table": [],
+                "hands": {p: [] for p in players}, "hand_sizes": empty, "options": [], "won": empty,
+                "held": {p: [] for p in players}, "used": {p: [] for p in players}, "tweaks": empty,
+                "scores": empty, "over": False, "can_undo": False, "dealing": True,
+            }  # fmt: skip
+        rnd = seen.round
+        mover = rnd.to_move
+        return base | {
+            "to_move": None if mover is None else players[mover],
+            "target": rnd.target,
+            "deck_left": rnd.deck_left,
+            "tweak_pile_left": rnd.tweak_pile_left,
+            "table": [c.name for c in rnd.table],
+            "hands": {p: [] for p in players},
+            "hand_sizes": {p: len(h) for p, h in zip(players, rnd.hands)},
+            "options": [] if mover is None else [c.name for c in seen.possible_hand(mover)],
+            "won": {p: len(w) for p, w in zip(players, rnd.won)},
+            "held": {p: [k.value for k in t] for p, t in zip(players, rnd.tweaks_held)},
+            "used": {p: [k.value for k in t] for p, t in zip(players, rnd.tweaks_used)},
+            "tweaks": dict(zip(players, rnd.tweak_counts)),
+            "scores": dict(zip(players, rnd.scores())),
+            "over": rnd.is_over(),
+            "can_undo": bool(seen.turns),
+            "dealing": False,
+        }

@@ -32,10 +32,13 @@
   }
 
   function describe(entry) {
-    if (entry.kind === "rejected") return { text: "✗ " + T("Invalid") + " (" + entry.rule + "): " + entry.message, cls: "bad" };
+    const cam = entry.source === "camera" ? "📷 " : "";
+    if (entry.kind === "rejected") return { text: cam + "✗ " + T("Invalid") + " (" + entry.rule + "): " + entry.message, cls: "bad" };
+    if (entry.kind === "seen_deal") return { text: "📷 " + T("Deal seen") + ": " + entry.table.join(", ") + (entry.target ? " · " + T("Target") + " " + entry.target : ""), cls: "" };
+    if (entry.kind === "corrected") return { text: "✎ " + T("Corrected") + ": " + entry.player + " #" + entry.turn, cls: "" };
     if (entry.kind === "undo") return { text: "↶ " + T("Undone") + (entry.player ? ": " + entry.player : ""), cls: "" };
     if (entry.kind === "round") return { text: T("Round") + " " + entry.round + " · " + T("Dealer") + ": " + entry.dealer, cls: "" };
-    let text = entry.player + ": ";
+    let text = cam + entry.player + ": ";
     if (entry.tweak) {
       const t = entry.tweak;
       text += "T! " + t.card + (t.card === "joker" ? " " + (t.delta > 0 ? "+1" : "−1") : "")
@@ -55,7 +58,7 @@
     $("target").textContent = r && !r.over ? r.target : "–";
     $("to-move").textContent = r && r.to_move ? r.to_move : (r && r.over ? T("Round over") : "–");
     $("round-info").textContent = r ? T("Round") + " " + r.number + " · " + T("Dealer") + ": " + r.dealer
-      + " · " + T("Deck") + ": " + r.deck_left + " · " + T("T! pile") + ": " + r.tweak_pile_left : "";
+      + " · " + T("Deck") + ": " + (r.deck_left ?? "–") + " · " + T("T! pile") + ": " + (r.tweak_pile_left ?? "–") : "";
     // table
     const table = $("table");
     table.innerHTML = "";
@@ -69,14 +72,19 @@
     const hand = $("hand");
     hand.innerHTML = "";
     const mover = r && r.to_move;
-    $("hand-owner").textContent = mover ? "· " + mover : "";
-    (mover ? r.hands[mover] : []).forEach((name, i) => {
+    $("hand-owner").textContent = mover ? "· " + mover + (r.hidden ? " (" + r.hand_sizes[mover] + " " + T("cards") + ")" : "") : "";
+    // a real table: the hands are unknown, the referee picks the card from those still unseen
+    (mover ? handList(r) : []).forEach((name, i) => {
       const el = cardEl(name, selectedHand === i ? " selected" : "");
       el.dataset.testid = "hand-card";
       el.addEventListener("click", () => { if (!referee) return; selectedHand = selectedHand === i ? null : i; render(); });
       hand.appendChild(el);
     });
-    const playing = referee && r && !r.over;
+    const playing = referee && r && !r.over && !r.dealing;
+    const note = $("note");
+    note.hidden = !s.note || !(r && r.dealing);
+    note.textContent = s.note ? "📷 " + s.note : "";
+    renderQuestions(s);
     $("controls").hidden = !playing;
     $("next-round").hidden = !(referee && r && r.over && !s.winner);
     const piles = $("piles");
@@ -109,7 +117,7 @@
     tc.innerHTML = "";
     if (playing && mover) {
       const held = [...new Set(r.held[mover])];
-      const others = s.players.filter((p) => p !== mover && r.hands[p].length);
+      const others = s.players.filter((p) => p !== mover && (r.hidden ? r.hand_sizes[p] : r.hands[p].length));
       const add = (label, use) => {
         const b = document.createElement("button");
         b.className = "quiet" + (tweak && JSON.stringify(tweak) === JSON.stringify(use) ? " selected" : "");
@@ -149,6 +157,49 @@
     } else banner("", "");
   }
 
+  function handList(r) { return r.hidden ? r.options : r.hands[r.to_move]; }
+
+  function renderQuestions(s) {
+    const box = $("questions");
+    const list = $("question-list");
+    const open = referee ? (s.questions || []) : [];
+    box.hidden = open.length === 0;
+    list.innerHTML = "";
+    open.forEach((q) => {
+      const li = document.createElement("li");
+      li.textContent = q.player + " #" + q.turn + ": " + T(q.reason);
+      q.readings.forEach((line, k) => {
+        const b = document.createElement("button");
+        b.className = k === 0 ? "selected" : "quiet";
+        b.textContent = (k === 0 ? "✓ " : "") + describe({ kind: "turn", player: line.turn, ...line }).text;
+        b.setAttribute("data-testid", "answer-" + q.id + "-" + k);
+        b.addEventListener("click", () => post("/questions/" + q.id, { reading: k }));
+        li.appendChild(b);
+      });
+      list.appendChild(li);
+    });
+  }
+
+  // a real table: a stolen card or the Bomb's cards are not known, the referee names them
+  function namedTweak(r) {
+    if (!tweak || !r.hidden) return tweak;
+    if (tweak.card === "thief") {
+      const stolen = window.prompt(T("Which card did the Thief take from") + " " + tweak.victim + "? (red-5)");
+      return stolen ? { ...tweak, stolen: stolen.trim() } : null;
+    }
+    if (tweak.card === "bomb") {
+      const cards = {};
+      for (const p of state.players) {
+        if (p === r.to_move || !r.hand_sizes[p]) continue;
+        const c = window.prompt(T("Which card did this player give up to the Bomb?") + " " + p + " (red-5)");
+        if (!c) return null;
+        cards[p] = c.trim();
+      }
+      return { ...tweak, cards };
+    }
+    return tweak;
+  }
+
   function esc(t) { const d = document.createElement("div"); d.textContent = t; return d.innerHTML; }
 
   async function refresh() {
@@ -165,6 +216,9 @@
 
   // a real camera: its state, and its picture; when it is missing or lost, moves are tapped
   let realCamera = false;
+  const picture = $("camera");  // no picture yet (a camera match before the camera answers): no broken image
+  picture.addEventListener("error", () => { picture.hidden = true; });
+  picture.addEventListener("load", () => { picture.hidden = false; });
   async function cameraState() {
     const res = await fetch("/api/camera").catch(() => null);
     if (!res || !res.ok) return;
@@ -210,11 +264,15 @@
 
   $("sum").addEventListener("click", () => {
     const r = state.round;
-    post("/turn", { play: "sum", hand: r.hands[r.to_move][selectedHand], take: [...selectedTable].map((i) => r.table[i]), tweak });
+    const use = namedTweak(r);
+    if (tweak && !use) return;
+    post("/turn", { play: "sum", hand: handList(r)[selectedHand], take: [...selectedTable].map((i) => r.table[i]), tweak: use });
   });
   $("discard").addEventListener("click", () => {
     const r = state.round;
-    post("/turn", { play: "discard", hand: r.hands[r.to_move][selectedHand], tweak });
+    const use = namedTweak(r);
+    if (tweak && !use) return;
+    post("/turn", { play: "discard", hand: handList(r)[selectedHand], tweak: use });
   });
   $("undo").addEventListener("click", () => post("/undo"));
   $("next-round").addEventListener("click", () => post("/next-round"));

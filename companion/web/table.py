@@ -1,0 +1,107 @@
+"""The camera referee on the dashboard: frames from the camera -> still table views -> moves.
+
+A background thread takes the camera's latest picture a few times a second. The tracker checks
+motion first on a small copy (a hand over the table costs no recognition time); once the table
+has been still long enough the scanner reads it and the seating turns the readings into a
+:class:`~companion.referee.view.TableView`, which the match service hands to the round's
+:class:`~companion.referee.infer.Referee` (companion.referee: the same move inference as
+``tweak referee``). Only matches set up "refereed from the camera" are followed.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any, Callable, Iterable
+
+log = logging.getLogger(__name__)
+
+
+class TableReferee:
+    """Follows the newest camera match's round from frames; one per app."""
+
+    def __init__(
+        self,
+        service: Any,
+        scanner: Callable[[], Any],
+        zones: Callable[[], Any] = lambda: None,
+        still_seconds: float = 0.2,
+        settle_seconds: float = 5.0,
+    ) -> None:
+        self.service = service
+        self.scanner = scanner  # called once per frame read: the scanner may be loaded late
+        self.zones = zones  # the saved calibration (its "centre" zone), if any
+        self.still_seconds = still_seconds
+        self.settle_seconds = settle_seconds  # a last card lying this long was a discard (R5.1)
+        self._settled: float | None = None
+        self._following: tuple[int, int] | None = None  # (match, round number)
+        self._tracker: Any = None
+        self._seating: Any = None
+        self.views = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def step(self, now: float, frame: Any) -> list:
+        """One frame; the referee's events when it completed a still view of the table."""
+        from companion.referee.view import Seating
+        from scanner.track import Tracker
+
+        match_id = self.service.camera_match()
+        scanner = self.scanner()
+        if match_id is None or scanner is None:
+            self._following = None
+            return []
+        live = self.service.get(match_id)
+        following = (match_id, live.waiting["round"])
+        if following != self._following:  # a new match or round: start afresh
+            self._following = following
+            self._tracker = Tracker(still_seconds=self.still_seconds)
+            self._seating = Seating(len(live.match.players), (frame.shape[1], frame.shape[0]), self.zones())
+        tracker = self._tracker
+        if tracker.is_moving(frame):
+            tracker.update(now, frame, None, motion_checked=True)
+            return []
+        state = tracker.update(now, frame, scanner.scan(frame), motion_checked=True)
+        if state is None:
+            still = tracker.still_since
+            if still is not None and now - still >= self.settle_seconds and self._settled != still:
+                self._settled = still  # once per still moment
+                return self.service.settle(match_id)
+            return []
+        self.views += 1
+        return self.service.see(match_id, self._seating.view(now, state.cards))
+
+    def feed(self, frames: Iterable[tuple[float, Any]]) -> list:
+        """Every frame of ``frames`` in turn (a video, the virtual table), then the end of the
+        pictures: all the events."""
+        events = []
+        for now, frame in frames:
+            events += self.step(now, frame)
+        if self._following is not None:
+            events += self.service.settle(self._following[0], ended=True)
+        return events
+
+    # -- the live thread -----------------------------------------------------------------------
+
+    def start(self, camera: Any, fps: float = 8.0) -> TableReferee:
+        self._thread = threading.Thread(target=self._run, args=(camera, fps), name="table-referee", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def _run(self, camera: Any, fps: float) -> None:
+        last = None
+        while not self._stop.wait(1 / fps):
+            frame = camera.latest()
+            if frame is None or frame is last:
+                continue
+            last = frame
+            try:
+                self.step(time.monotonic(), frame)
+            except Exception:  # never take the dashboard down: log it, keep following
+                log.exception("camera referee: a frame could not be refereed")

@@ -1,0 +1,133 @@
+"""The dashboard's camera referee: matches whose rounds are dealt at the table and followed by the
+camera (companion.web.table + companion.referee), questions answered and moves tapped by the referee."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from companion.engine import Card, Colour
+from companion.engine.record import replay
+from companion.referee.view import SeenCard, TableView
+from companion.referee.virtual import centre_zone, frames, play_round
+from companion.web import create_app, get_service
+from companion.web.table import TableReferee
+
+from .conftest import PIN
+
+RED2, GREEN3, ORANGE4, RED4 = Card(Colour.RED, 2), Card(Colour.GREEN, 3), Card(Colour.ORANGE, 4), Card(Colour.RED, 4)
+
+
+def _view(time: float, cards: list[Card], target: int = 7, doubt: dict[int, Card] | None = None) -> TableView:
+    centre = [SeenCard(c, (100.0 * i, 0.0)) for i, c in enumerate(cards)]
+    for i, alternative in (doubt or {}).items():
+        centre[i] = SeenCard(cards[i], (100.0 * i, 0.0), 0.4, (alternative,))
+    return TableView(time, centre, target, False, [Counter(), Counter()], [0, 0])
+
+
+@pytest.fixture
+def camera_match(app):
+    """A 2-player camera match, Ana dealing: Ben plays first."""
+    service = get_service(app)
+    return service, service.create_match(["Ana", "Ben"], camera=True, dealer="Ana", seed=5)
+
+
+def test_a_camera_match_is_refereed_from_the_virtual_tables_frames(tmp_path) -> None:
+    """Real scanner, tracker and move inference on the virtual table's frames: the round the
+    dashboard scores is the round played, its record replays, and it survives a restart."""
+    from scanner.pipeline import load_scanner
+
+    config = {"DATABASE": str(tmp_path / "t.sqlite3"), "REFEREE_PIN": PIN, "TESTING": True}
+    app = create_app(config)
+    service = get_service(app)
+    virtual = play_round(["Ana", "Ben"], 0, 3)
+    match_id = service.create_match(["Ana", "Ben"], camera=True, dealer="Ana", seed=1)
+    assert service.state(match_id)["round"]["dealing"] is True
+    scanner, zones = load_scanner(), centre_zone(virtual)
+    table = TableReferee(service, lambda: scanner, lambda: zones)
+    events = table.feed((f.time, f.image) for f in frames(virtual))
+    assert [e.kind for e in events].count("move") == len(virtual.truth.history)
+    state = service.state(match_id)
+    assert state["rounds"] == [
+        {"round": 1, "dealer": "Ana", "scores": virtual.truth.scores(), "tweaks": virtual.truth.tweak_counts}
+    ]
+    assert state["round"]["over"] and state["totals"] == virtual.truth.scores()
+    record = service.record(match_id)
+    report = replay(record)
+    assert report["valid"], report
+    assert sum(1 for e in state["log"] if e.get("source") == "camera") >= min(len(virtual.truth.history), 29)
+    again = get_service(create_app(config))  # a restart: the same state from the stored events
+    assert again.state(match_id)["rounds"] == state["rounds"] and again.record(match_id) == record
+
+
+def test_the_deal_is_waited_for_then_moves_come_from_views(camera_match) -> None:
+    service, match_id = camera_match
+    service.see(match_id, _view(0, [RED2]))  # one card dealt so far
+    state = service.state(match_id)
+    assert state["round"]["dealing"] and "2 centre cards, 1 seen" in state["note"]
+    service.see(match_id, _view(1, [RED2, GREEN3]))
+    round_ = service.state(match_id)["round"]
+    assert round_["table"] == ["red-2", "green-3"] and round_["target"] == 7 and round_["to_move"] == "Ben"
+    assert round_["hand_sizes"] == {"Ana": 3, "Ben": 3} and round_["hands"] == {"Ana": [], "Ben": []}
+    assert "orange-4" in round_["options"] and "blue-1" not in round_["options"]  # colours in play (R2.2)
+    service.see(match_id, _view(2, [RED2, GREEN3, Card(Colour.ORANGE, 1)]))
+    service.see(match_id, _view(3, [RED2, GREEN3, Card(Colour.ORANGE, 1), Card(Colour.ORANGE, 5)]))
+    state = service.state(match_id)  # orange-1 was a discard: Ana is now playing
+    assert state["round"]["to_move"] == "Ana" and state["log"][0]["discard"] == "orange-1"
+    assert state["log"][0]["source"] == "camera"
+
+
+def test_a_doubtful_card_is_asked_and_the_answer_recomputes_the_round(camera_match, referee) -> None:
+    service, match_id = camera_match
+    service.see(match_id, _view(0, [RED2, GREEN3]))
+    service.see(match_id, _view(1, [RED2, GREEN3, ORANGE4], doubt={2: RED4}))
+    events = service.see(match_id, _view(2, [RED2]))  # 4 + 3 = 7: orange-4 or red-4?
+    assert [e.kind for e in events] == ["question", "move"]
+    state = service.state(match_id)
+    (question,) = state["questions"]
+    assert question["reason"] == "doubtful reading" and question["turn"] == 1
+    assert [r["sum"]["hand"] for r in question["readings"]] == ["orange-4", "red-4"]
+    assert state["log"][0]["sum"]["hand"] == "orange-4"  # played meanwhile, the round goes on
+    path = f"/api/matches/{match_id}/questions/{question['id']}"
+    assert referee.post(path, json={"reading": 7}).status_code == 400
+    assert referee.post(path, json={}).status_code == 400
+    assert referee.post(f"/api/matches/{match_id}/questions/99", json={"reading": 0}).status_code == 404
+    assert referee.post(path, json={"reading": 1}).status_code == 200
+    state = service.state(match_id)
+    assert state["questions"] == [] and state["log"][0]["kind"] == "corrected"
+    assert service.get(match_id).seen.turns[0].turn.play.hand == RED4
+    assert referee.post(path, json={"reading": 0}).status_code == 409  # answered once
+
+
+def test_the_referee_taps_a_move_the_camera_missed_and_undoes_it(camera_match, referee) -> None:
+    service, match_id = camera_match
+    service.see(match_id, _view(0, [RED2, GREEN3]))
+    turn = f"/api/matches/{match_id}/turn"
+    wrong = referee.post(turn, json={"play": "sum", "hand": "orange-1", "take": ["red-2"]})
+    assert wrong.status_code == 422 and wrong.get_json()["rule"] == "R4.1"
+    assert "orange-1 + red-2 = 3" in wrong.get_json()["message"]
+    ok = referee.post(turn, json={"play": "sum", "hand": "orange-5", "take": ["red-2"]})  # 5 + 2 = 7
+    assert ok.status_code == 200, ok.get_json()
+    state = service.state(match_id)
+    assert state["round"]["table"] == ["green-3"] and state["round"]["won"]["Ben"] == 2
+    assert state["log"][0]["source"] == "referee"
+    thief = referee.post(turn, json={"play": "discard", "hand": "blue-1", "tweak": {"card": "thief", "victim": "Ben"}})
+    assert thief.status_code == 400 and "stolen" in thief.get_json()["message"]
+    assert referee.post(f"/api/matches/{match_id}/undo").status_code == 200
+    state = service.state(match_id)
+    assert state["round"]["table"] == ["red-2", "green-3"] and state["round"]["to_move"] == "Ben"
+    assert referee.post(f"/api/matches/{match_id}/undo").status_code == 409
+
+
+def test_a_camera_match_needs_its_dealer_among_the_players(referee) -> None:
+    bad = referee.post("/api/matches", json={"players": ["Ana", "Ben"], "camera": True, "dealer": "Zoe"})
+    assert bad.status_code == 400 and "dealer" in bad.get_json()["message"]
+    bad = referee.post("/api/matches", json={"players": ["Ana", "Ben"], "camera": "yes"})
+    assert bad.status_code == 400 and "camera" in bad.get_json()["message"]
+    ok = referee.post("/api/matches", json={"players": ["Ana", "Ben"], "camera": True, "dealer": "Ben"})
+    assert ok.status_code == 201
+    state = referee.client.get(f"/api/matches/{ok.get_json()['id']}").get_json()
+    assert state["camera"] and state["round"]["dealer"] == "Ben" and state["round"]["dealing"]
+    early = referee.post(f"/api/matches/{ok.get_json()['id']}/turn", json={"play": "discard", "hand": "red-1"})
+    assert early.status_code == 409 and "R2.4" in early.get_json()["message"]
