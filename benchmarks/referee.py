@@ -3,8 +3,9 @@
     python benchmarks/referee.py [--seeds 20] [--jobs 2]
 
 Prints, over all rounds: moves inferred right without asking, moves asked (and right once the
-referee answered), wrong moves passed silently (the goal is none), rounds with exact scores, and
-the delay from the table becoming still to the verdict.
+referee answered), refusals (after one, the referee taps the move made, as on the dashboard),
+wrong moves passed silently (the goal is none), rounds with exact scores, and the delay from the
+table becoming still to the verdict.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ def main() -> None:
     answered = sum(r["answered_right"] for r in reports)
     silent = sum(r["wrong_silent"] for r in reports)
     missing = sum(r["missing"] for r in reports)
+    refused = sum(r["refused"] for r in reports)
+    tapped = sum(r["tapped"] for r in reports)
     exact = sum(r["scores_exact"] for r in reports)
     latencies = sorted(x for r in reports for x in r["latencies"])
     for r in reports:
@@ -58,6 +61,7 @@ def main() -> None:
     print(f"rounds: {len(reports)} (2-6 players), true moves: {moves}, frames: {sum(r['frames'] for r in reports)}")
     print(f"moves right without asking: {right} ({100 * right / moves:.2f} %)")
     print(f"moves asked: {asked} ({100 * asked / moves:.2f} %), right once answered: {answered}")
+    print(f"refusals shown: {refused}; of them, moves the referee tapped in (counted as asked): {tapped}")
     print(f"moves right in the end (asked ones answered): {100 * (right + answered) / moves:.2f} % (goal >= 99 %)")
     print(f"wrong moves passed silently: {silent} (goal 0); moves never inferred: {missing}")
     print(f"rounds with exact scores: {exact}/{len(reports)} ({100 * exact / len(reports):.0f} %, goal >= 95 %)")

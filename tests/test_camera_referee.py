@@ -131,3 +131,23 @@ def test_a_camera_match_needs_its_dealer_among_the_players(referee) -> None:
     assert state["camera"] and state["round"]["dealer"] == "Ben" and state["round"]["dealing"]
     early = referee.post(f"/api/matches/{ok.get_json()['id']}/turn", json={"play": "discard", "hand": "red-1"})
     assert early.status_code == 409 and "R2.4" in early.get_json()["message"]
+
+
+def test_the_virtual_round_camera_films_the_camera_matchs_round(app) -> None:
+    """``tweak serve --camera virtual-round``: an empty table until a camera match starts, then
+    that round (its players and dealer) played by bots, which the camera referee follows."""
+    from companion.web.table import VirtualRoundCamera
+    from scanner.pipeline import load_scanner
+
+    service = get_service(app)
+    camera = VirtualRoundCamera(service, seed=2)
+    empty = camera.read()
+    assert empty.shape == (720, 1280, 3) and (empty == empty[0, 0]).all()  # one colour: no card
+    match_id = service.create_match(["Ana", "Ben", "Cai"], camera=True, dealer="Cai", seed=1)
+    scanner = load_scanner()
+    table = TableReferee(service, lambda: scanner)
+    for i in range(12):  # the deal: a hand passes, then the table is still
+        table.step(i / 10, camera.read())
+    state = service.state(match_id)["round"]
+    assert not state["dealing"] and len(state["table"]) == 2 and state["to_move"] == "Ana"
+    assert state["hand_sizes"] == {"Ana": 3, "Ben": 3, "Cai": 3}

@@ -8,9 +8,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from companion.engine.errors import RuleError
 from companion.engine.state import Discard, Turn, UseJoker
 
-from .infer import Event
+from .infer import Event, Referee
+from .observed import ObservedTurn
 from .run import referee_frames
 from .virtual import centre_zone, frames, play_round
 
@@ -49,6 +51,7 @@ class RoundReport:
     answered_right: int = 0  # ... right once the referee answered (the truth among the readings)
     wrong_silent: int = 0  # wrong and not asked: must be 0
     refused: int = 0
+    tapped: int = 0  # refused moves the referee tapped in (counted as asked)
     missing: int = 0
     scores_exact: bool = False
     scores_exact_answered: bool = False
@@ -85,8 +88,21 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
     report.frames = len(frame_list)
     last = None
     feed = ((f.time, f.image) for f in frame_list)
-    for timed in referee_frames(feed, scanner, names, dealer, answer=answer, zones=centre_zone(virtual)):
+    referee = Referee(names, dealer, answer=answer)
+    for timed in referee_frames(feed, scanner, names, dealer, zones=centre_zone(virtual), referee=referee):
         event = timed.event
+        k = len(referee_turns)
+        if event.kind == "refused" and answer_with_truth and k < len(truth) and referee.seen is not None:
+            # the dashboard shows the refusal; the referee taps the move that was made
+            try:
+                referee.seen.push(ObservedTurn(truth[k]))
+            except RuleError:
+                pass  # the round as seen so far cannot hold it: the referee would correct earlier moves
+            else:
+                referee.resync(referee.seen)
+                report.tapped += 1
+                asked_at.add(k)
+                referee_turns.append(truth[k])
         if event.kind == "question":
             asked_at.add(len(referee_turns))
             k = len(referee_turns)

@@ -40,6 +40,7 @@ def referee_frames(
     answer: Answer | None = None,
     still_seconds: float = 0.2,
     zones: Any = None,
+    referee: Referee | None = None,
 ) -> Iterator[Timed]:
     """Referee a round from ``(time, frame)`` pairs: every event as it is decided.
 
@@ -49,7 +50,8 @@ def referee_frames(
     from scanner.track import Tracker
 
     tracker = Tracker(still_seconds=still_seconds)
-    referee = Referee(players, dealer, colours, edition, answer)
+    # the caller may keep the referee to act on its events between frames (a move tapped in)
+    referee = referee or Referee(players, dealer, colours, edition, answer)
     seating: Seating | None = None
     for now, frame in frames:
         if seating is None:

@@ -33,7 +33,17 @@ def serve(args: argparse.Namespace) -> int:
         from .camera import CameraService
 
         # a missing or failing camera is reported on the dashboard and retried, never fatal
-        camera = app.extensions["tweak_camera"] = CameraService(args.camera).start()
+        opener = None
+        if args.camera == "virtual-round" or args.camera.startswith("virtual-round:"):
+            from .table import VirtualRoundCamera  # the camera referee without a camera: bots play
+
+            try:
+                seed = int(args.camera.split(":", 1)[1]) if ":" in args.camera else 0
+            except ValueError:
+                print(f"tweak serve: --camera {args.camera!r}: write virtual-round:SEED", file=sys.stderr)
+                return 2
+            opener = lambda spec: VirtualRoundCamera(get_service(app), seed)  # noqa: E731
+        camera = app.extensions["tweak_camera"] = CameraService(args.camera, opener).start()
         # matches set up "refereed from the camera" are followed by the move inference
         app.extensions["tweak_table"] = table_referee(app).start(camera)
     elif not args.no_virtual:
@@ -91,7 +101,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--camera",
         default=os.environ.get("TWEAK_CAMERA"),
-        help="picamera, a camera index, a video or virtual:SEED (default none: the virtual table plays)",
+        help="picamera, a camera index, a video, virtual:SEED, or virtual-round (bots play each camera "
+        "match's round on the virtual table, to try the camera referee; default none: the virtual table plays)",
     )
     p.add_argument("--no-virtual", action="store_true", help="do not start the virtual table's demo match")
     p.add_argument("--interval", type=float, default=2.0, help="seconds between virtual-table moves")

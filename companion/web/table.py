@@ -84,7 +84,7 @@ class TableReferee:
 
     # -- the live thread -----------------------------------------------------------------------
 
-    def start(self, camera: Any, fps: float = 8.0) -> TableReferee:
+    def start(self, camera: Any, fps: float = 10.0) -> TableReferee:
         self._thread = threading.Thread(target=self._run, args=(camera, fps), name="table-referee", daemon=True)
         self._thread.start()
         return self
@@ -105,3 +105,56 @@ class TableReferee:
                 self.step(time.monotonic(), frame)
             except Exception:  # never take the dashboard down: log it, keep following
                 log.exception("camera referee: a frame could not be refereed")
+
+
+class VirtualRoundCamera:
+    """A camera for trying the camera referee without one (``tweak serve --camera virtual-round``):
+    when a camera match has a round in play, bots play that round (its players, dealer and colours)
+    on the virtual table, filmed as ``tweak referee virtual:SEED`` films it, a hand passing between
+    still moments; before and after, the empty table. Read at the camera service's pace."""
+
+    live = False  # paced by the camera service, like a video
+    STILL_FRAMES = 8  # still frames per moment: the dashboard reads the newest picture, not each one
+
+    def __init__(self, service: Any, seed: int = 0) -> None:
+        self.service = service
+        self.seed = seed
+        self.name = f"virtual-round:{seed}"
+        self._following: tuple[int, int] | None = None
+        self._frames: Any = None
+        self._last: Any = None
+
+    def read(self) -> Any:
+        import numpy as np
+
+        from companion.engine.cards import Colour
+        from companion.referee.virtual import frames, play_round
+
+        match_id = self.service.camera_match()
+        live = self.service.get(match_id) if match_id is not None else None
+        following = None if live is None else (match_id, live.waiting["round"])
+        if following != self._following:
+            self._following, self._frames = following, None
+            if live is not None:
+                waiting = live.waiting
+                players = list(live.match.players)
+                virtual = play_round(
+                    players,
+                    players.index(waiting["dealer"]),
+                    self.seed * 1000 + match_id * 50 + waiting["round"],
+                    live.match.edition,
+                    [Colour(c) for c in waiting["colours"]],
+                )
+                self._frames = frames(virtual, still_frames=self.STILL_FRAMES)
+        if self._frames is not None:
+            frame = next(self._frames, None)
+            if frame is not None:
+                self._last = frame.image
+                return frame.image
+            return self._last  # the round is over: the table stays as it was left
+        if self._last is None or following is None:
+            self._last = np.full((720, 1280, 3), (60, 90, 120), np.uint8)  # the empty table
+        return self._last
+
+    def close(self) -> None:
+        pass
