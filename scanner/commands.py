@@ -258,20 +258,27 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("train", help="train the card classifier (needs the train extra: PyTorch CPU)")
     p.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "models"))
+    # the defaults are the shipped model's recipe (models/MODEL_CARD.md): same seed, same model
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--scenes", type=int, default=2000)
-    p.add_argument("--epochs", type=int, default=12)
+    p.add_argument("--scenes", type=int, default=3000)
+    p.add_argument("--epochs", type=int, default=20)
     p.add_argument("--processes", type=int, default=2)
     p.set_defaults(run=_train)
 
     p = sub.add_parser("train-finder", help="train the learned card finder (needs the train extra)")
     p.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "models"))
+    # the defaults are the shipped finder's recipe (models/card_finder.json)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--scenes", type=int, default=1200)
+    p.add_argument("--scenes", type=int, default=1600)
     p.add_argument("--epochs", type=int, default=12)
     p.add_argument("--processes", type=int, default=2)
     p.add_argument("--width", type=int, default=512, help="network input width in pixels")
-    p.add_argument("--piles", action="store_true", help="one scene in 4 is a spread won pile (touching cards)")
+    p.add_argument(
+        "--piles",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="one scene in 4 is a spread won pile (touching cards)",
+    )
     p.set_defaults(run=_train_finder)
 
     p = sub.add_parser("evaluate", help="measure the card classifier on held-out renders")

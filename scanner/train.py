@@ -74,7 +74,7 @@ def to_tensor(torch, images: np.ndarray):
 
 
 def train(
-    out_dir: Path, seed: int = 0, scenes: int = 2000, epochs: int = 14, batch: int = 128, processes: int = 2, log=print
+    out_dir: Path, seed: int = 0, scenes: int = 3000, epochs: int = 20, batch: int = 128, processes: int = 2, log=print
 ) -> dict[str, Any]:
     torch = _require_torch()
     torch.manual_seed(seed)
@@ -113,10 +113,6 @@ def train(
             # photometric jitter per crop: brightness and contrast (white balance is in the renders)
             gain = torch.empty(len(idx), 1, 1, 1).uniform_(0.8, 1.2)
             x = x * gain + torch.empty(len(idx), 1, 1, 1).uniform_(-0.2, 0.2)
-            # and a small colour cast per channel on top of the rendered white balance: orange/yellow
-            # and red/orange under tinted light were the top confusions (pixel p -> p*g, normalised)
-            cast = torch.empty(len(idx), 3, 1, 1).uniform_(0.92, 1.08)
-            x = x * cast + (cast - 1) * (MEAN[0] / STD[0])
             logits, orient = model(x)
             y = y_all[idx]
             loss = ce(logits, y)
