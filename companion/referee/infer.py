@@ -207,8 +207,11 @@ class Referee:
             self._refuse_if_lasting(events)
             return
         pending.refusal = None
-        if not pending.arrivals and not new and view.target is not None and pending.flip is None:
-            seen.observe_target(view.target)  # the target before the turn (R3.1)
+        if view.target is not None and pending.flip is None:
+            if not pending.arrivals and not new:
+                seen.observe_target(view.target)  # the target before the turn (R3.1)
+            elif len(seen.turns) not in seen.targets:  # not seen before the turn (quick moves): now
+                seen.observe_target(view.target)
         # cards given up to a T! card come first, then the hand card
         owed = Counter(card for card, _ in pending.given) - Counter(pending.arrivals)
         ordered = sorted(new.elements(), key=lambda c: (c.colour.value, c.value))
@@ -218,8 +221,13 @@ class Referee:
             pending.shifted_target = view.target
         if len(arrivals) > expected + 1:
             # more cards than this turn can lay: the turn was a discard and the next one has begun
+            unsure = None
+            if sum(new.values()) > 1:
+                # cards first seen together: two moves in one moment, or a card missed in the views
+                # before (laid any time since): which one was this turn's is not known, so ask
+                unsure = list(dict.fromkeys(arrivals[expected:]))
             pending.arrivals = arrivals[: expected + 1]
-            self._commit_discard(events, pending.last_target)
+            self._commit_discard(events, pending.last_target, unsure)
             self._see(view, events, depth + 1)
             return
         pending.arrivals = arrivals
@@ -252,7 +260,8 @@ class Referee:
         near = 0.35 * view.card_length
         memory = self._readings_at
         # nothing picked up from the table since the turn began: a changed reading is a re-read
-        untouched = not (Counter(self.seen.round.table) - view.cards) if self.seen else False
+        table = Counter(self.seen.round.table) if self.seen else Counter()
+        untouched = not (table - view.cards) if self.seen else False
         kept: list[list] = []
         for i, seen in enumerate(view.centre):
             match = next(
@@ -265,13 +274,20 @@ class Referee:
             kept.append(match)
             if seen.card == match[1]:
                 match[2] = max(match[2], seen.confidence)
-            elif seen.confidence < LOW_CONFIDENCE <= match[2]:
+            elif seen.confidence < LOW_CONFIDENCE <= match[2] and not (table - view.cards - Counter([match[1]])):
+                # (only while the rest of the table is still there: after a sum a refill card may
+                # lie where a card was picked up)
                 view.centre[i] = SeenCard(match[1], seen.position, match[2], seen.alternatives)
             else:
                 old = match[1]
                 reread = seen.confidence > match[2] and (untouched or match[2] < LOW_CONFIDENCE)
-                if reread and old in self.pending.arrivals and seen.card not in self.pending.arrivals:
-                    self.pending.arrivals[self.pending.arrivals.index(old)] = seen.card
+                arrivals = self.pending.arrivals
+                if reread and old in arrivals and seen.card not in arrivals:
+                    arrivals[arrivals.index(old)] = seen.card
+                elif untouched and old in arrivals and seen.card not in arrivals:
+                    # a card laid this turn, read sure twice as two cards: a doubt, never a guess
+                    self.pending.low[old] = (seen.card, *self.pending.low.get(old, ()))
+                    self.pending.conf[old] = min(self.pending.conf.get(old, 1.0), seen.confidence, match[2])
                 match[1], match[2] = seen.card, seen.confidence
         self._readings_at = kept
 
@@ -428,6 +444,10 @@ class Referee:
 
     def _commit_sum(self, view: TableView, refill: list[Card], gone: Counter, events: list[Event]) -> bool:
         readings = self._readings(view, refill, gone, self._gained(view))
+        sure = [c for c in refill if c not in self.pending.low]
+        if not any(r.error is None for r in readings) and len(sure) < len(refill):
+            # a refill card read in doubt is left a guess (asked about when a sum takes it)
+            readings += self._readings(view, sure, gone, self._gained(view))
         if not any(r.error is None for r in readings) and refill:  # the cards that came last were a discard
             readings += self._readings(view, [], gone, self._gained(view))
         if not any(r.error is None for r in readings):
@@ -450,15 +470,20 @@ class Referee:
                     break
         return self._decide(readings, events, "sum")
 
-    def _commit_discard(self, events: list[Event], target_after: int | None) -> bool:
+    def _commit_discard(
+        self, events: list[Event], target_after: int | None, candidates: list[Card] | None = None
+    ) -> bool:
+        """The turn was a discard (R4.3). ``candidates``: the cards it may have been, when several
+        were first seen together (several readings: the referee is asked)."""
         rnd = self.seen.round
         pending = self.pending
         k = self._effects_expected(pending.flip)
         effects, rest = pending.arrivals[:k], pending.arrivals[k:]
         readings = []
-        for card in dict.fromkeys(rest[:1] or pending.arrivals[-1:]):
+        mover = rnd.to_move  # checking a reading rebuilds the round: ``rnd`` is not current after it
+        for card in candidates or dict.fromkeys(rest[:1] or pending.arrivals[-1:]):
             for use, extra in self._tweak_options(effects, pending.shifted_target, discard=True):
-                observed = ObservedTurn(Turn(rnd.to_move, Discard(card), use), target_after=target_after, **extra)
+                observed = ObservedTurn(Turn(mover, Discard(card), use), target_after=target_after, **extra)
                 readings.append(Reading(observed, self.seen.check(observed)))
         return self._decide(readings, events, "discard")
 
@@ -555,7 +580,11 @@ class Referee:
         for r in readings:
             turn = r.observed.turn
             play = turn.play
-            if not isinstance(play, Sum):
+            if isinstance(play, Discard):  # the discarded card read as its next-best labels
+                for alt in self.pending.low.get(play.card, ()):
+                    observed = replace(r.observed, turn=Turn(turn.player, Discard(alt), turn.tweak))
+                    if self.seen.check(observed) is None:
+                        out.append(Reading(observed))
                 continue
             cards = [play.hand, *play.take]
             for i, card in enumerate(cards):
