@@ -60,8 +60,11 @@ def main() -> None:
         print(json.dumps({k: r[k] for k in r if k != "latencies"}))
     print(f"rounds: {len(reports)} (2-6 players), true moves: {moves}, frames: {sum(r['frames'] for r in reports)}")
     print(f"moves right without asking: {right} ({100 * right / moves:.2f} %)")
-    print(f"moves asked: {asked} ({100 * asked / moves:.2f} %), right once answered: {answered}")
-    print(f"refusals shown: {refused}; of them, moves the referee tapped in (counted as asked): {tapped}")
+    print(f"moves asked: {asked} ({100 * asked / moves:.2f} %), right once answered or tapped: {answered}")
+    print(
+        f"refusals shown: {refused}; moves the referee tapped in (a refusal, or no right reading offered; "
+        f"counted as asked): {tapped}"
+    )
     print(f"moves right in the end (asked ones answered): {100 * (right + answered) / moves:.2f} % (goal >= 99 %)")
     print(f"wrong moves passed silently: {silent} (goal 0); moves never inferred: {missing}")
     print(f"rounds with exact scores: {exact}/{len(reports)} ({100 * exact / len(reports):.0f} %, goal >= 95 %)")

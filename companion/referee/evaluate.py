@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from companion.engine.errors import RuleError
@@ -51,7 +51,7 @@ class RoundReport:
     answered_right: int = 0  # ... right once the referee answered (the truth among the readings)
     wrong_silent: int = 0  # wrong and not asked: must be 0
     refused: int = 0
-    tapped: int = 0  # refused moves the referee tapped in (counted as asked)
+    tapped: int = 0  # refused moves, or asked ones with no right reading, the referee tapped in (asked)
     missing: int = 0
     scores_exact: bool = False
     scores_exact_answered: bool = False
@@ -89,6 +89,7 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
     last = None
     feed = ((f.time, f.image) for f in frame_list)
     referee = Referee(names, dealer, answer=answer)
+    dropped: tuple[float, bool] | None = None
     for timed in referee_frames(feed, scanner, names, dealer, zones=centre_zone(virtual), referee=referee):
         event = timed.event
         k = len(referee_turns)
@@ -117,7 +118,27 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
         elif event.kind == "record":
             pass
         if event.kind == "move":
-            referee_turns.append(_turn_of(event))
+            if dropped == (timed.frame_time, True):
+                continue  # a move read after one the referee replaced in the same view: taken back
+            got = _turn_of(event)
+            index = event.data["n"] - 1  # (a view may have settled more moves after it)
+            if answer_with_truth and k in asked_at and k < len(truth) and not same_turn(got, truth[k]):
+                # none of the readings offered was the move: the referee taps the right one instead
+                # (and takes back what was read after it)
+                fixed = replace(event.readings[0].observed, turn=truth[k])
+                before = list(referee.seen.turns)
+                for observed in (fixed, ObservedTurn(truth[k])):
+                    try:
+                        referee.seen.rebuild([*before[:index], observed])
+                    except RuleError:
+                        referee.seen.rebuild(before)
+                        continue
+                    referee.resync(referee.seen)
+                    report.tapped += 1
+                    got = truth[k]
+                    dropped = (timed.frame_time, True)
+                    break
+            referee_turns.append(got)
     report.seconds = time.perf_counter() - started
     for k, got in enumerate(referee_turns[: len(truth)]):
         ok = same_turn(got, truth[k])

@@ -91,6 +91,7 @@ class Referee:
         self.owners: list[tuple[tuple[float, float], int]] = []  # where each won T! card lies, and whose
         self._readings_at: list[list] = []  # [position, card, confidence] of each centre card last seen
         self._view: TableView | None = None
+        self._last_held: list[list[Counter]] = []  # each seat's face-up T! cards in the last 3 views
         self.over_reported = False
 
     def resync(self, seen: ObservedRound | None) -> None:
@@ -110,6 +111,8 @@ class Referee:
             return self._round_over()
         self._assign_seats(view)
         self._steady_readings(view)
+        if self._view is not None:
+            self._last_held = [*self._last_held[-2:], self._view.held]
         self._view = view
         events: list[Event] = []
         self._see(view, events, depth=0)
@@ -317,7 +320,13 @@ class Referee:
                 continue
             held = Counter(rnd.tweaks_held[seat])
             missing = held - view.held[seat]
-            if len(missing) == 1:
+            recent = Counter()
+            for held_then in self._last_held:  # what the last views showed face up there (one may miss it)
+                recent |= held_then[seat] if seat < len(held_then) else Counter()
+            vanished = recent - view.held[seat]
+            if len(vanished) == 1:  # the kind seen face up there until now (even if won unseen)
+                out[seat] = next(iter(vanished))
+            elif len(missing) == 1:
                 out[seat] = next(iter(missing))
             elif len(set(held)) == 1:
                 out[seat] = next(iter(held))

@@ -102,6 +102,7 @@ class ObservedRound:
             solver.faces[slot] = card
         solver.tweak_pile = list(self.edition.tweak_cards())
         self._solver = solver
+        self._tweak_winners: dict[int, int] = {}  # T! pile position -> the player who won it
         self.hand_slots: list[list[Slot]] = [[("h", p, i) for i in range(HAND_SIZE)] for p in range(n)]
         self.round = Round(self.players, self.dealer, self.deal(), self.edition)
         self._apply_target()
@@ -234,8 +235,10 @@ class ObservedRound:
         draws_before = len(rnd.draws)
         tweak_before = rnd.tweak_pos
         pushed = False
+        tweak_fixed = None
         try:
             rnd._check_player(turn)
+            tweak_fixed = self._reveal_tweak_use(turn)
             self._reveal_turn_cards(turn, pins)
             shifter = isinstance(turn.tweak, UseShifter) and rnd.deck_left
             if shifter:  # the Shifter turns the deck's top card up before the play (R6.3)
@@ -252,7 +255,11 @@ class ObservedRound:
             for slot in pins:
                 self._solver.pinned.discard(slot)
             self.hand_slots = saved_slots
+            if tweak_fixed is not None:
+                self._undo_tweak_use(*tweak_fixed)
             raise
+        for position in range(tweak_before, rnd.tweak_pos):
+            self._tweak_winners[position] = turn.player
         self.turns.append(observed)
         if observed.target_after is not None:
             self.targets[len(self.turns)] = observed.target_after
@@ -330,6 +337,36 @@ class ObservedRound:
                 pins.append(slot)
                 self.unseen[self._solver.faces[slot]] += 1
                 self._unseen_from.append((self._solver.faces[slot], len(self.turns)))
+
+    def _reveal_tweak_use(self, turn: Turn) -> tuple | None:
+        """A T! card used whose face was not seen when it was won (so its kind was a guess from the
+        pile's order): the use shows its kind, and the guess is fixed now (R4.5, R6)."""
+        use = turn.tweak
+        rnd = self.round
+        if use is None or use.kind in rnd.tweaks_held[turn.player]:
+            return None
+        s = self._solver
+        pile = s.tweak_pile
+        held = rnd.tweaks_held[turn.player]
+        for position, winner in self._tweak_winners.items():
+            if winner != turn.player or position in s.tweak_pinned or pile[position] not in held:
+                continue
+            for j in range(rnd.tweak_pos, len(pile)):
+                if j not in s.tweak_pinned and pile[j] == use.kind:
+                    saved = (list(pile), [list(h) for h in rnd.tweaks_held], position)
+                    held[held.index(pile[position])] = use.kind
+                    pile[position], pile[j] = pile[j], pile[position]
+                    rnd.tweak_pile = tuple(pile)
+                    s.tweak_pinned.add(position)
+                    return saved
+        return None
+
+    def _undo_tweak_use(self, pile: list[TweakKind], held: list[list[TweakKind]], position: int) -> None:
+        self._solver.tweak_pile[:] = pile
+        self.round.tweak_pile = tuple(pile)
+        for now, before in zip(self.round.tweaks_held, held):
+            now[:] = before
+        self._solver.tweak_pinned.discard(position)
 
     def _reveal_tweak(self, position: int, kind: TweakKind) -> None:
         """The T! card won at ``position`` of the pile was seen to be ``kind``: fix the guess."""
