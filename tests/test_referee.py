@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
 from companion.bots import make_policy
 from companion.cli import main
-from companion.engine import Card, Colour, Edition
+from companion.engine import Card, Colour, Edition, TweakKind
 from companion.engine.record import replay
 from companion.engine.setup import deal, default_colours
 from companion.engine.state import Discard, Round, Sum, Turn, UseShifter
@@ -266,3 +267,36 @@ def test_a_card_that_does_not_move_keeps_its_sure_reading() -> None:
     events = referee.see(_view(3, [red2, green3, orange4, yellow6]))  # Ana lays a card: Ben discarded
     moves = [e for e in events if e.kind == "move"]
     assert [m.data["discard"] for m in moves] == ["orange-4"]
+
+
+def test_two_cards_first_seen_together_are_asked_about_not_ordered_by_guess() -> None:
+    """Ben's discard and Ana's card came into view together (quick play, or a card missed):
+    which was Ben's is not known, so the referee asks (R4.3)."""
+    red2, green3 = Card(Colour.RED, 2), Card(Colour.GREEN, 3)
+    orange1, purple1 = Card(Colour.ORANGE, 1), Card(Colour.PURPLE, 1)
+    referee = Referee(["Ana", "Ben"], 0, colours=[Colour.RED, Colour.ORANGE, Colour.GREEN, Colour.PURPLE])
+    referee.see(_view(0, [red2, green3]))
+    events = referee.see(_view(1, [red2, green3, orange1, purple1]))
+    question = next(e for e in events if e.kind == "question")
+    assert question.data["player"] == "Ben" and question.data["reason"] == "several readings fit"
+    assert sorted(r["discard"] for r in question.data["readings"]) == ["orange-1", "purple-1"]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_t_cards_won_unseen_are_known_at_their_use(seed: int) -> None:
+    """A T! card whose face was not seen when it was won is a guess from the pile's order; its use
+    shows its kind and fixes the guess (R4.5, R6), so the round still follows and scores right."""
+    n = 2 + seed % 5
+    virtual = play_round(NAMES[:n], seed % n, seed)
+    referee = Referee(NAMES[:n], seed % n)
+    for view in perfect_views(virtual):
+        referee.see(view)
+    referee.finish()
+    seen = referee.seen
+    unseen = [replace(t, tweak_won=None) for t in seen.turns]
+    again = ObservedRound(NAMES[:n], seed % n, None, Edition.CLASSIC, seen.initial_table)
+    again.targets = dict(seen.targets)
+    again.rebuild(unseen)
+    assert again.round.is_over() and again.scores() == virtual.truth.scores()
+    used = [kind for kinds in virtual.truth.tweaks_used for kind in kinds]
+    assert [k for kinds in again.round.tweaks_used for k in kinds].count(TweakKind.JOKER) == used.count(TweakKind.JOKER)
