@@ -151,3 +151,26 @@ def test_the_virtual_round_camera_films_the_camera_matchs_round(app) -> None:
     state = service.state(match_id)["round"]
     assert not state["dealing"] and len(state["table"]) == 2 and state["to_move"] == "Ana"
     assert state["hand_sizes"] == {"Ana": 3, "Ben": 3, "Cai": 3}
+
+
+def test_the_referee_corrects_a_table_card_the_camera_misread(camera_match, referee) -> None:
+    service, match_id = camera_match
+    service.see(match_id, _view(0, [RED2, GREEN3]))
+    fix = f"/api/matches/{match_id}/table"
+    assert referee.post(fix, json={"shown": "red-2", "actual": "red-3"}).status_code == 200  # the deal (R2.4)
+    assert service.state(match_id)["round"]["table"] == ["red-3", "green-3"]
+    assert service.state(match_id)["log"][0]["kind"] == "table_fixed"
+    tweak = {"play": "sum", "hand": "red-1", "take": ["red-3", "green-3"]}  # 1 + 3 + 3 = 7: TWEAK (R4.2)
+    assert referee.post(f"/api/matches/{match_id}/turn", json=tweak).get_json()["tweak"] is True
+    refill = service.state(match_id)["round"]["table"]  # turned from the deck (R4.6), not seen: guesses
+    assert len(refill) == 2
+    assert referee.post(fix, json={"shown": refill[0], "actual": "yellow-6"}).status_code == 200
+    assert "yellow-6" in service.state(match_id)["round"]["table"]
+    bad = referee.post(fix, json={"shown": "blue-9", "actual": "red-1"})
+    assert bad.status_code == 400 and "shown" in bad.get_json()["message"]
+    missing = referee.post(fix, json={"shown": "purple-4", "actual": "red-1"})
+    assert missing.status_code == 409 and "not on the table" in missing.get_json()["message"]
+    discard = {"play": "discard", "hand": "orange-2"}
+    assert referee.post(f"/api/matches/{match_id}/turn", json=discard).status_code == 200
+    laid = referee.post(fix, json={"shown": "orange-2", "actual": "orange-3"})
+    assert laid.status_code == 409 and "correct that move" in laid.get_json()["message"]

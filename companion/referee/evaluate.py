@@ -3,13 +3,15 @@ scanner and tracker, move inference, compared with the bots' true moves."""
 
 from __future__ import annotations
 
+import random
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from companion.engine.errors import RuleError
-from companion.engine.state import Discard, Turn, UseJoker
+from companion.engine.setup import deal
+from companion.engine.state import Discard, Round, Turn, UseJoker
 
 from .infer import Event, Referee
 from .observed import ObservedTurn
@@ -51,6 +53,7 @@ class RoundReport:
     answered_right: int = 0  # ... right once the referee answered (the truth among the readings)
     wrong_silent: int = 0  # wrong and not asked: must be 0
     refused: int = 0
+    table_fixed: int = 0  # table cards the referee corrected (a refill card misread) before tapping
     tapped: int = 0  # refused moves, or asked ones with no right reading, the referee tapped in (asked)
     missing: int = 0
     scores_exact: bool = False
@@ -93,14 +96,13 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
     for timed in referee_frames(feed, scanner, names, dealer, zones=centre_zone(virtual), referee=referee):
         event = timed.event
         k = len(referee_turns)
-        if event.kind == "refused" and answer_with_truth and k < len(truth) and referee.seen is not None:
-            # the dashboard shows the refusal; the referee taps the move that was made
-            try:
-                referee.seen.push(ObservedTurn(truth[k]))
-            except RuleError:
-                pass  # the round as seen so far cannot hold it: the referee would correct earlier moves
-            else:
-                referee.resync(referee.seen)
+        if event.kind == "refused" and answer_with_truth and k < len(truth) and referee.seen is not None:  # noqa: SIM102
+            # the dashboard shows the refusal; the referee taps the move that was made, first
+            # correcting the table cards shown wrong (a refill card misread) if it does not fit
+            seen = referee.seen
+            if _tap(seen, truth[k]) or (_fix_table(seen, _table_at(virtual, k), report) and _tap(seen, truth[k])):
+                seen.push(ObservedTurn(truth[k]))
+                referee.resync(seen)
                 report.tapped += 1
                 asked_at.add(k)
                 referee_turns.append(truth[k])
@@ -153,6 +155,39 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
     true_scores = dict(zip(names, virtual.truth.scores()))
     report.scores_exact = last == true_scores
     return report
+
+
+def _tap(seen: Any, turn: Turn) -> bool:
+    try:
+        seen.push(ObservedTurn(turn))
+    except RuleError:
+        return False
+    seen.pop()
+    return True
+
+
+def _table_at(virtual: Any, turns: int) -> Counter:
+    """The true table after ``turns`` turns (the virtual round's deal, replayed)."""
+    rnd = Round(virtual.players, virtual.dealer, deal(len(virtual.players), virtual.colours, virtual.edition,
+                random.Random(virtual.seed)), virtual.edition)  # fmt: skip
+    for turn in virtual.truth.history[:turns]:
+        rnd.push(turn)
+    return Counter(rnd.table)
+
+
+def _fix_table(seen: Any, truth: Counter, report: RoundReport) -> bool:
+    """The referee corrects the table cards the dashboard shows wrong (ObservedRound.correct_table)."""
+    wrong = Counter(seen.round.table) - truth
+    right = truth - Counter(seen.round.table)
+    if not wrong or sum(wrong.values()) != sum(right.values()):
+        return False
+    for shown, actual in zip(sorted(wrong.elements(), key=str), sorted(right.elements(), key=str)):
+        try:
+            seen.correct_table(shown, actual)
+        except RuleError:
+            return False
+        report.table_fixed += 1
+    return True
 
 
 def _turn_of(event: Event) -> Turn:

@@ -410,6 +410,44 @@ class ObservedRound:
             self.rebuild(before)
             raise RuleError(err.rule, f"after the correction, turn {failed}: {err.message}", err.code) from None
 
+    def correct_table(self, shown: Card, actual: Card) -> None:
+        """The referee's correction of a table card the camera misread (or never saw) when it was
+        turned from the deck (R4.6) or dealt (R2.4): ``shown`` is really ``actual``. The turn that
+        turned it is corrected and everything after it recomputed; if anything no longer fits,
+        the error says what and nothing changes. A card laid by a player is corrected with its move.
+        """
+        if shown not in self.round.table:
+            raise RuleError("R3.2", f"{shown.name} is not on the table", code="not_on_table")
+        before = list(self.turns)
+        for index in range(len(before) - 1, -1, -1):
+            observed = before[index]
+            from_deck = Counter(observed.table_reveals) + Counter(c for c, t in self._unseen_from if t == index)
+            if not from_deck[shown]:
+                continue
+            reveals = Counter(observed.table_reveals) - Counter([shown]) + Counter([actual])
+            turns = [*before[:index], replace(observed, table_reveals=tuple(reveals.elements())), *before[index + 1 :]]
+            break
+        else:
+            if shown not in self.initial_table:
+                raise RuleError(
+                    "R3.2", f"{shown.name} was laid by a player: correct that move instead", code="not_from_deck"
+                )
+            table = list(self.initial_table)
+            table[table.index(shown)] = actual
+            saved_table, self.initial_table = self.initial_table, tuple(table)
+            try:
+                self.rebuild(before)
+            except RuleError as err:
+                self.initial_table = saved_table
+                self.rebuild(before)
+                raise RuleError(err.rule, f"after the correction: {err.message}", err.code) from None
+            return
+        try:
+            self.rebuild(turns)
+        except RuleError as err:
+            self.rebuild(before)
+            raise RuleError(err.rule, f"after the correction: {err.message}", err.code) from None
+
     def rebuild(self, turns: Sequence[ObservedTurn] | None = None) -> None:
         """Recompute everything from the deal and ``turns`` (default: the current ones)."""
         turns = list(self.turns if turns is None else turns)

@@ -82,6 +82,18 @@ def record(match_id: int):
     )
 
 
+@bp.post("/matches/<int:match_id>/table")
+@referee_required
+def correct_table(match_id: int):
+    """A camera match: a table card misread when it was turned from the deck is {shown, actual}."""
+    data = _json_body()
+    if not isinstance(data, dict):
+        abort(400, description="send a JSON object: {shown: the card as shown, actual: the card it is}")
+    service = get_service(current_app)
+    service.correct_table(match_id, data.get("shown"), data.get("actual"))
+    return jsonify({"ok": True, "version": service.get(match_id).version})
+
+
 @bp.post("/matches/<int:match_id>/questions/<int:question_id>")
 @referee_required
 def answer_question(match_id: int, question_id: int):

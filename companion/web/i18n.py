@@ -167,6 +167,18 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "Welke kaart nam de Dief van",
         "Vilket kort tog Tjuven från",
     ),
+    "Correct a table card": (
+        "Corregir una carta de la mesa",
+        "Corriger une carte de la table",
+        "Een tafelkaart verbeteren",
+        "Rätta ett kort på bordet",
+    ),
+    "Which card is it really?": (
+        "¿Qué carta es en realidad?",
+        "Quelle carte est-ce vraiment ?",
+        "Welke kaart is het echt?",
+        "Vilket kort är det egentligen?",
+    ),
     "Which card did this player give up to the Bomb?": (
         "¿Qué carta entregó este jugador a la Bomba?",
         "Quelle carte ce joueur a-t-il cédée à la Bombe ?",

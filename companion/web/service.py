@@ -579,6 +579,27 @@ class MatchService:
             live.referee.resync(seen)
         self._seen_changed(live, {"kind": "undo", "player": live.match.players[last.turn.player]})
 
+    def correct_table(self, match_id: int, shown: Any, actual: Any) -> None:
+        """The referee's correction of a table card the camera misread when it was turned from the
+        deck or dealt: the round is recomputed (ObservedRound.correct_table), or nothing changes."""
+        with self._lock:
+            live = self.get(match_id)
+            if not live.camera:
+                raise ServiceError(409, "only a camera match's table is corrected: undo and tap the move")
+            if live.waiting is None and live.commits:
+                self._reopen(live)
+            seen = live.seen
+            if live.waiting is None or seen is None:
+                raise ServiceError(409, "no round in play")
+            card, really = _card(shown, "shown"), _card(actual, "actual")
+            try:
+                seen.correct_table(card, really)
+            except RuleError as err:
+                raise ServiceError(409, f"{err.message} (RULES {err.rule})") from None
+            if live.referee is not None:
+                live.referee.resync(seen)
+            self._seen_changed(live, {"kind": "table_fixed", "shown": card.name, "actual": really.name})
+
     def answer(self, match_id: int, question_id: Any, reading: Any) -> None:
         """The referee's answer to a camera question: the reading chosen replaces the one played
         meanwhile, and everything after it is recomputed (or nothing changes, with the reason)."""

@@ -35,6 +35,7 @@
     const cam = entry.source === "camera" ? "📷 " : "";
     if (entry.kind === "rejected") return { text: cam + "✗ " + T("Invalid") + " (" + entry.rule + "): " + entry.message, cls: "bad" };
     if (entry.kind === "seen_deal") return { text: "📷 " + T("Deal seen") + ": " + entry.table.join(", ") + (entry.target ? " · " + T("Target") + " " + entry.target : ""), cls: "" };
+    if (entry.kind === "table_fixed") return { text: "✎ " + T("Correct a table card") + ": " + entry.shown + " → " + entry.actual, cls: "" };
     if (entry.kind === "corrected") return { text: "✎ " + T("Corrected") + ": " + entry.player + " #" + entry.turn, cls: "" };
     if (entry.kind === "undo") return { text: "↶ " + T("Undone") + (entry.player ? ": " + entry.player : ""), cls: "" };
     if (entry.kind === "round") return { text: T("Round") + " " + entry.round + " · " + T("Dealer") + ": " + entry.dealer, cls: "" };
@@ -112,6 +113,8 @@
     $("sum").disabled = selectedHand === null || selectedTable.size === 0;
     $("discard").disabled = selectedHand === null;
     $("undo").disabled = !(r && r.can_undo);
+    $("fix-card").hidden = !(r && r.hidden);
+    $("fix-card").disabled = selectedTable.size !== 1 || selectedHand !== null;
     // T! cards the player to move can use (R4.5, R6)
     const tc = $("tweak-controls");
     tc.innerHTML = "";
@@ -275,6 +278,12 @@
     post("/turn", { play: "discard", hand: handList(r)[selectedHand], tweak: use });
   });
   $("undo").addEventListener("click", () => post("/undo"));
+  // a camera match: a table card misread when it was turned from the deck (R4.6)
+  $("fix-card").addEventListener("click", () => {
+    const shown = state.round.table[[...selectedTable][0]];
+    const actual = window.prompt(T("Which card is it really?") + " (" + shown + ")");
+    if (actual) post("/table", { shown, actual: actual.trim() });
+  });
   $("next-round").addEventListener("click", () => post("/next-round"));
 
   // live updates for every phone (server-sent events; the browser reconnects by itself)
