@@ -26,7 +26,7 @@ def run(scanner, pictures: int, fanned: bool, first: int, n: int | None = None) 
     for seed in range(first, first + pictures):
         image, labels = render_pile(seed, n=n, fanned=fanned)
         started = time.perf_counter()
-        result = scanner.scan(image)
+        result = scanner.scan(image, pile=True)
         score = score_labels(c.label for c in result.cards if c.confidence >= MIN_SCORE_CONFIDENCE)
         times.append((time.perf_counter() - started) * 1000)
         exact += score.points == points_of(labels)

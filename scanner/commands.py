@@ -116,7 +116,7 @@ def _score(args: argparse.Namespace) -> int:
     total: dict[str | None, PileScore] = {}
     failed: list[str] = []
     for path, frame in _images(args.images, "score", failed):
-        scores = score_scan(scanner.scan(frame), by_zone)
+        scores = score_scan(scanner.scan(frame, pile=True), by_zone)
         for zone, score in scores.items():
             total[zone] = total.get(zone, PileScore()).add(score)
         whole = PileScore.sum(scores.values())

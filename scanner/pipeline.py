@@ -16,7 +16,10 @@ from .crops import card_crop, order_portrait, rotate_corners
 from .detect import Detection, detect_cards
 from .labels import back_number
 from .mat import MatLayout, MatView, find_mat
+from .metrics import quad_iou
 
+GAP_CONFIDENCE = 0.9  # a card looked for beside others in a pile (not found by the finder) needs this
+OVERSIZE = 1.6  # a quad longer than this many typical card lengths holds touching cards
 TOUCHING_PENALTY = 0.8  # confidence factor for cards that touch or overlap another one
 
 
@@ -72,7 +75,9 @@ class Scanner:
         self.finder = finder  # the learned card finder (scanner.segment), or None: classical detection
         self.calibration = calibration  # zones without a mat (scanner.calibration)
 
-    def scan(self, frame: np.ndarray) -> ScanResult:
+    def scan(self, frame: np.ndarray, pile: bool = False) -> ScanResult:
+        """The cards in ``frame``. ``pile``: a won pile spread out (scanner.piles), where cards lie
+        side by side: a card the finder missed between or beside read cards is looked for there."""
         started = time.perf_counter()
         mat = find_mat(frame, self.mat_layout) if self.mat_layout is not None else None
         detections = self.finder.find(frame) if self.finder is not None else detect_cards(frame)
@@ -80,6 +85,8 @@ class Scanner:
         crops = [card_crop(source, d.corners, self.classifier.margin) for d in detections]
         predictions = self._classify(crops)
         detections, predictions = self._split_merged(source, detections, predictions)
+        if pile:
+            detections, predictions = self._fill_gaps(source, detections, predictions)
         cards: list[ScannedCard] = []
         rejected = 0
         for det, pred in zip(detections, predictions):
@@ -106,6 +113,46 @@ class Scanner:
             return self.profile.classify(self.classifier, crops)
         return self.classifier.classify(crops)
 
+    def _fill_gaps(self, source: np.ndarray, detections: list[Any], predictions: list[Any]):
+        """Spread cards lie side by side: one card length or width beside each card read, where no
+        card was found, a quad of the same shape is read; a sure card there is kept (twice, so a
+        run of missed cards is followed)."""
+        height, width = source.shape[:2]
+        seeds: list[np.ndarray] | None = None  # the cards to look beside: all, then the ones just found
+        for _ in range(2):
+            quads = [np.asarray(d.corners, np.float32).reshape(4, 2) for d, p in zip(detections, predictions)]
+            read = [q for q, p in zip(quads, predictions) if _accepted(p)]
+            if len(read) < 2:
+                break
+            proposals: list[np.ndarray] = []
+            for q in read if seeds is None else seeds:
+                q = order_portrait(q)
+                across, down = q[1] - q[0], q[3] - q[0]
+                for shift in (1.04 * across, -1.04 * across, 1.03 * down, -1.03 * down):
+                    cand = q + shift
+                    cx, cy = cand.mean(axis=0)
+                    if not (0 <= cx < width and 0 <= cy < height):
+                        continue
+                    if any(quad_iou(cand, other) > 0.15 for other in read + proposals):
+                        continue
+                    proposals.append(cand)
+            if not proposals:
+                break
+            found = self._classify([card_crop(source, q, self.classifier.margin) for q in proposals])
+            added = [(q, p) for q, p in zip(proposals, found) if _accepted(p) and p.confidence >= GAP_CONFIDENCE]
+            if not added:
+                break
+            # a quad rejected where a card is now found was that card, cut wrongly
+            kept = [
+                i
+                for i, q in enumerate(quads)
+                if _accepted(predictions[i]) or not any(quad_iou(q, a) > 0.3 for a, _ in added)
+            ]
+            detections = [detections[i] for i in kept] + [Detection(q, 1.0, touching=True) for q, _ in added]
+            predictions = [predictions[i] for i in kept] + [p for _, p in added]
+            seeds = [q for q, _ in added]
+        return detections, predictions
+
     def _split_merged(self, source: np.ndarray, detections: list[Any], predictions: list[Any]):
         """Quads the classifier rejects may be touching cards found as one (or cut wrongly): group
         the rejected quads that touch, and cut the group's outline into 2 or 3 card-shaped parts,
@@ -113,18 +160,26 @@ class Scanner:
         if every part reads as a card."""
         good = [(d, p) for d, p in zip(detections, predictions) if _accepted(p)]
         bad = [(d, p) for d, p in zip(detections, predictions) if not _accepted(p)]
-        if not bad:
-            return detections, predictions
         sizes = [_sides(d.corners) for d, _ in good]
         typical = tuple(np.median(np.array(sizes), axis=0)) if sizes else None
+        # a quad read as a card but two or three cards long is touching cards found as one, read
+        # by the card that fills most of it: cut it too (it stays as it is if no cut reads well)
+        oversize = []
+        if typical is not None and len(good) >= 3:
+            oversize = [(d, p) for d, p in good if _sides(d.corners)[1] > OVERSIZE * typical[1]]
+            good = [(d, p) for d, p in good if _sides(d.corners)[1] <= OVERSIZE * typical[1]]
+        if not bad and not oversize:
+            return _drop_nested(detections, predictions, typical)
         out_d = [d for d, _ in good]
         out_p = [p for _, p in good]
-        for group in _touching_groups([d for d, _ in bad]):
-            members = [bad[i] for i in group]
+        groups = [[bad[i] for i in group] for group in _touching_groups([d for d, _ in bad])]
+        for members in groups + [[one] for one in oversize]:
             points = np.concatenate([d.corners for d, _ in members]).astype(np.float32)
             outline = cv2.boxPoints(cv2.minAreaRect(points)).astype(np.float32)
             best = None
             for parts in _cuts(outline, typical):
+                if len(parts) == 1 and members[0] in oversize:
+                    continue
                 sub = self._classify([card_crop(source, q, self.classifier.margin) for q in parts])
                 if all(_accepted(p) for p in sub):
                     score = min(p.confidence for p in sub)
@@ -137,7 +192,31 @@ class Scanner:
             for quad, p in zip(best[1], best[2]):
                 out_d.append(Detection(quad, 1.0, touching=True))
                 out_p.append(p)
-        return out_d, out_p
+        return _drop_nested(out_d, out_p, typical)
+
+
+def _drop_nested(detections: list[Any], predictions: list[Any], typical: tuple[float, float] | None):
+    """Two cards read where one quad's centre lies inside the other are one card found twice
+    (a card and an outline around it and its neighbour): keep the one sized most like a card."""
+    keep = [True] * len(detections)
+    accepted = [i for i, p in enumerate(predictions) if _accepted(p)]
+
+    def misfit(i: int) -> float:
+        if typical is None:
+            return 0.0
+        long_side = _sides(detections[i].corners)[1]
+        return abs(np.log(long_side / max(typical[1], 1e-6)))
+
+    for i in accepted:
+        for j in accepted:
+            if i >= j or not (keep[i] and keep[j]):
+                continue
+            qi = np.asarray(detections[i].corners, np.float32).reshape(-1, 1, 2)
+            qj = np.asarray(detections[j].corners, np.float32).reshape(-1, 1, 2)
+            ci, cj = tuple(map(float, qi.reshape(4, 2).mean(0))), tuple(map(float, qj.reshape(4, 2).mean(0)))
+            if cv2.pointPolygonTest(qj, ci, False) > 0 or cv2.pointPolygonTest(qi, cj, False) > 0:
+                keep[j if misfit(j) > misfit(i) else i] = False
+    return [d for d, k in zip(detections, keep) if k], [p for p, k in zip(predictions, keep) if k]
 
 
 def _accepted(pred: Any) -> bool:

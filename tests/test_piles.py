@@ -146,3 +146,20 @@ def test_pile_pictures_add_up_on_the_dashboard(referee, app, finished_round) -> 
     assert again["scanned"]["count"] == 2 * first["scanned"]["count"]
     fresh = referee.post(f"/api/matches/{finished_round}/piles/Ben").get_json()
     assert fresh["scanned"]["points"] == first["scanned"]["points"]
+
+
+@pytest.mark.parametrize("seed", [3, 63])
+def test_a_card_the_finder_misses_beside_others_is_looked_for_in_a_pile(seed: int) -> None:
+    """Spread cards lie side by side: in a pile picture a card the finder missed between read
+    cards is found by reading a quad beside them, and nothing is invented."""
+    from collections import Counter
+
+    from scanner.pipeline import load_scanner
+
+    scanner = load_scanner()
+    image, labels = render_pile(seed)
+    plain = Counter(c.label for c in scanner.scan(image).cards if c.confidence >= 0.5)
+    pile = Counter(c.label for c in scanner.scan(image, pile=True).cards if c.confidence >= 0.5)
+    truth = Counter(labels)
+    assert sum((truth & pile).values()) > sum((truth & plain).values())  # more of the pile found
+    assert not pile - truth  # and no card that is not there

@@ -281,7 +281,7 @@ def check_pile(match_id: int, player: str):
     scanned = scanned or score_labels([])
     doubtful: list[str] = []
     for frame in frames:
-        result = scanner.scan(frame)
+        result = scanner.scan(frame, pile=True)
         scanned = scanned.add(score_labels(c.label for c in result.cards if c.confidence >= MIN_SCORE_CONFIDENCE))
         doubtful += [c.label for c in result.cards if c.confidence < MIN_SCORE_CONFIDENCE]
     store[(match_id, player)] = scanned
