@@ -163,3 +163,15 @@ def test_a_card_the_finder_misses_beside_others_is_looked_for_in_a_pile(seed: in
     truth = Counter(labels)
     assert sum((truth & pile).values()) > sum((truth & plain).values())  # more of the pile found
     assert not pile - truth  # and no card that is not there
+
+
+def test_touching_cards_outlined_together_are_cut_and_read_once() -> None:
+    """Three touching cards (render_pile seed 32): an outline around two of them used to be read
+    as one more card; it is cut into card-sized parts and the card found twice is kept once."""
+    from collections import Counter
+
+    from scanner.pipeline import load_scanner
+
+    image, labels = render_pile(32)
+    found = Counter(c.label for c in load_scanner().scan(image).cards if c.confidence >= 0.5)
+    assert found == Counter(labels)
