@@ -18,7 +18,7 @@ from .labels import back_number
 from .mat import MatLayout, MatView, find_mat
 from .metrics import quad_iou
 
-GAP_CONFIDENCE = 0.9  # a card looked for beside others in a pile (not found by the finder) needs this
+GAP_CONFIDENCE = 0.75  # a card looked for beside others in a pile (not found by the finder) needs this
 OVERSIZE = 1.6  # a quad longer than this many typical card lengths holds touching cards
 TOUCHING_PENALTY = 0.8  # confidence factor for cards that touch or overlap another one
 
@@ -122,7 +122,7 @@ class Scanner:
         for _ in range(2):
             quads = [np.asarray(d.corners, np.float32).reshape(4, 2) for d, p in zip(detections, predictions)]
             read = [q for q, p in zip(quads, predictions) if _accepted(p)]
-            if len(read) < 2:
+            if not read:
                 break
             proposals: list[np.ndarray] = []
             for q in read if seeds is None else seeds:
