@@ -174,3 +174,29 @@ def test_the_referee_corrects_a_table_card_the_camera_misread(camera_match, refe
     assert referee.post(f"/api/matches/{match_id}/turn", json=discard).status_code == 200
     laid = referee.post(fix, json={"shown": "orange-2", "actual": "orange-3"})
     assert laid.status_code == 409 and "correct that move" in laid.get_json()["message"]
+
+
+def test_without_its_camera_a_camera_match_is_entered_by_hand(camera_match, referee) -> None:
+    """The camera missing: the referee enters the deal and the target, then taps the moves."""
+    service, match_id = camera_match
+    deal = f"/api/matches/{match_id}/deal"
+    assert referee.post(deal, json={"table": ["red-2"], "target": 7}).status_code == 400
+    bad = referee.post(deal, json={"table": ["red-2", "green-3"], "target": 12})
+    assert bad.status_code == 400 and "R3.1" in bad.get_json()["message"]
+    wrong = referee.post(deal, json={"table": ["red-2", "blue-3"], "target": 7})  # blue not in play
+    assert wrong.status_code == 400 and "R2.2" in wrong.get_json()["message"]
+    assert referee.post(deal, json={"table": ["red-2", "green-3"], "target": 7}).status_code == 200
+    assert referee.post(deal, json={"table": ["red-2", "green-3"], "target": 7}).status_code == 409
+    state = service.state(match_id)
+    assert state["round"]["table"] == ["red-2", "green-3"] and state["round"]["target"] == 7
+    assert referee.post(f"/api/matches/{match_id}/target", json={"target": 9}).status_code == 200
+    assert service.state(match_id)["round"]["target"] == 9
+    sum_9 = {"play": "sum", "hand": "orange-4", "take": ["red-2", "green-3"]}  # 4 + 2 + 3 = 9: TWEAK
+    played = referee.post(f"/api/matches/{match_id}/turn", json=sum_9)
+    assert played.status_code == 200 and played.get_json()["tweak"] is True
+    again = get_service(create_app({**service_config(service)}))  # a restart keeps all of it
+    assert again.state(match_id)["round"]["won"]["Ben"] == 3
+
+
+def service_config(service) -> dict:
+    return {"DATABASE": service.storage.path, "REFEREE_PIN": PIN, "TESTING": True}

@@ -82,6 +82,30 @@ def record(match_id: int):
     )
 
 
+@bp.post("/matches/<int:match_id>/deal")
+@referee_required
+def seen_deal(match_id: int):
+    """A camera match without its camera: {table: [2 cards], target: N} as dealt at the table."""
+    data = _json_body()
+    if not isinstance(data, dict):
+        abort(400, description="send a JSON object: {table: [two cards], target: 7 to 10}")
+    service = get_service(current_app)
+    service.seen_deal(match_id, data.get("table"), data.get("target"))
+    return jsonify({"ok": True, "version": service.get(match_id).version})
+
+
+@bp.post("/matches/<int:match_id>/target")
+@referee_required
+def set_target(match_id: int):
+    """A camera match: the target read from the deck's top back by the referee, {target: N}."""
+    data = _json_body()
+    if not isinstance(data, dict):
+        abort(400, description="send a JSON object: {target: 7 to 10}")
+    service = get_service(current_app)
+    service.set_target(match_id, data.get("target"))
+    return jsonify({"ok": True, "version": service.get(match_id).version})
+
+
 @bp.post("/matches/<int:match_id>/table")
 @referee_required
 def correct_table(match_id: int):

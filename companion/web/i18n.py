@@ -167,6 +167,24 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "Welke kaart nam de Dief van",
         "Vilket kort tog Tjuven från",
     ),
+    "Enter the deal by hand": (
+        "Anotar el reparto a mano",
+        "Saisir la donne à la main",
+        "De deling met de hand invoeren",
+        "Ange given för hand",
+    ),
+    "The 2 cards face up in the centre": (
+        "Las 2 cartas boca arriba en el centro",
+        "Les 2 cartes face visible au centre",
+        "De 2 open kaarten in het midden",
+        "De 2 korten med framsidan upp i mitten",
+    ),
+    "Tap to enter the target by hand": (
+        "Toca para anotar el objetivo a mano",
+        "Touchez pour saisir la cible à la main",
+        "Tik om het doel met de hand in te voeren",
+        "Tryck för att ange målet för hand",
+    ),
     "Correct a table card": (
         "Corregir una carta de la mesa",
         "Corriger une carte de la table",

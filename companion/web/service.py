@@ -180,6 +180,12 @@ def _card(value: Any, field_name: str) -> Card:
         raise ServiceError(400, f"{field_name}: {err}") from None
 
 
+def _target(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 7 <= value <= 10:
+        raise ServiceError(400, f"target must be 7 to 10, the number on the deck's back (R3.1), not {value!r}")
+    return value
+
+
 class MatchService:
     """Creates matches, takes turns, undoes them; thread-safe, one instance per app."""
 
@@ -578,6 +584,48 @@ class MatchService:
         if live.referee is not None:
             live.referee.resync(seen)
         self._seen_changed(live, {"kind": "undo", "player": live.match.players[last.turn.player]})
+
+    def seen_deal(self, match_id: int, table: Any, target: Any) -> None:
+        """A camera match without the camera (missing, or not calibrated yet): the referee enters
+        the 2 cards dealt face up in the centre (R2.4) and the target (R3.1)."""
+        with self._lock:
+            live = self.get(match_id)
+            if not live.camera or live.waiting is None:
+                raise ServiceError(409, "only a camera match waiting for its deal takes one")
+            if live.seen is not None:
+                raise ServiceError(409, "the deal was already seen: undo the moves or correct a table card")
+            if not isinstance(table, list) or len(table) != 2:
+                raise ServiceError(400, "table must be the 2 cards dealt face up in the centre (R2.4)")
+            cards = [_card(c, f"table[{i}]") for i, c in enumerate(table)]
+            value = _target(target)
+            players = live.match.players
+            try:
+                seen = ObservedRound(
+                    players,
+                    players.index(live.waiting["dealer"]),
+                    [Colour(c) for c in live.waiting["colours"]],
+                    live.match.edition,
+                    cards,
+                )
+            except RuleError as err:
+                raise ServiceError(400, f"{err.message} (RULES {err.rule})") from None
+            seen.observe_target(value)
+            live.set_seen(seen)
+            live.note = None
+            entry = {"kind": "seen_deal", "source": "referee", "table": [c.name for c in cards], "target": value}
+            self._seen_changed(live, entry)
+
+    def set_target(self, match_id: int, target: Any) -> None:
+        """The target read by the referee from the deck's top back (R3.1), before the next move."""
+        with self._lock:
+            live = self.get(match_id)
+            seen = live.seen if live.camera else None
+            if live.waiting is None or seen is None:
+                raise ServiceError(409, "only a camera round in play takes a target")
+            seen.observe_target(_target(target))
+            if live.referee is not None:
+                live.referee.resync(seen)
+            self._seen_changed(live, {"kind": "target", "source": "referee", "target": seen.round.target})
 
     def correct_table(self, match_id: int, shown: Any, actual: Any) -> None:
         """The referee's correction of a table card the camera misread when it was turned from the

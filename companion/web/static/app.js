@@ -35,6 +35,8 @@
     const cam = entry.source === "camera" ? "📷 " : "";
     if (entry.kind === "rejected") return { text: cam + "✗ " + T("Invalid") + " (" + entry.rule + "): " + entry.message, cls: "bad" };
     if (entry.kind === "seen_deal") return { text: "📷 " + T("Deal seen") + ": " + entry.table.join(", ") + (entry.target ? " · " + T("Target") + " " + entry.target : ""), cls: "" };
+    if (entry.kind === "target") return { text: "✎ " + T("Target") + " " + entry.target, cls: "" };
+    if (entry.kind === "seen_deal" && entry.source === "referee") return { text: "✎ " + T("Deal seen") + ": " + entry.table.join(", ") + " · " + T("Target") + " " + entry.target, cls: "" };
     if (entry.kind === "table_fixed") return { text: "✎ " + T("Correct a table card") + ": " + entry.shown + " → " + entry.actual, cls: "" };
     if (entry.kind === "corrected") return { text: "✎ " + T("Corrected") + ": " + entry.player + " #" + entry.turn, cls: "" };
     if (entry.kind === "undo") return { text: "↶ " + T("Undone") + (entry.player ? ": " + entry.player : ""), cls: "" };
@@ -82,6 +84,8 @@
       hand.appendChild(el);
     });
     const playing = referee && r && !r.over && !r.dealing;
+    $("enter-deal").hidden = !(referee && r && r.dealing);
+    $("target").title = referee && r && r.hidden ? T("Tap to enter the target by hand") : "";
     const note = $("note");
     note.hidden = !s.note || !(r && r.dealing);
     note.textContent = s.note ? "📷 " + s.note : "";
@@ -278,6 +282,19 @@
     post("/turn", { play: "discard", hand: handList(r)[selectedHand], tweak: use });
   });
   $("undo").addEventListener("click", () => post("/undo"));
+  // a camera match whose camera is missing: the deal and the target are entered by hand
+  $("enter-deal").addEventListener("click", () => {
+    const cards = window.prompt(T("The 2 cards face up in the centre") + " (red-2 green-3)");
+    if (!cards) return;
+    const target = Number(window.prompt(T("Target") + " (7-10)"));
+    post("/deal", { table: cards.trim().split(/[\s,]+/), target });
+  });
+  $("target").addEventListener("click", () => {
+    const r = state && state.round;
+    if (!referee || !r || !r.hidden || r.dealing || r.over) return;
+    const target = window.prompt(T("Target") + " (7-10)", r.target);
+    if (target) post("/target", { target: Number(target) });
+  });
   // a camera match: a table card misread when it was turned from the deck (R4.6)
   $("fix-card").addEventListener("click", () => {
     const shown = state.round.table[[...selectedTable][0]];
