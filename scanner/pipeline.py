@@ -287,7 +287,8 @@ def find_target(cards: list[ScannedCard]) -> int | None:
     With a mat the deck is the back in the deck zone. Without one, won piles also show backs: the
     deck is the back nearest the face-up cards in the centre (the middle of the frame's cards).
     """
-    backs = [c for c in cards if back_number(c.label) is not None and c.confidence >= MIN_CONFIDENCE]
+    every_back = [c for c in cards if back_number(c.label) is not None]
+    backs = [c for c in every_back if c.confidence >= MIN_CONFIDENCE]
     if not backs:
         return None
     in_deck = [c for c in backs if c.zone == "deck"]
@@ -295,9 +296,13 @@ def find_target(cards: list[ScannedCard]) -> int | None:
         return back_number(max(in_deck, key=lambda c: c.confidence).label)
     if any(c.zone is not None for c in cards):
         return None  # a mat is seen but its deck zone is empty
+    if any(c.label == "special-7" for c in backs):
+        return 7  # the blue card is the deck's last card: seen, the deck is empty or it is all that is left
     faces = [c for c in cards if back_number(c.label) is None and not c.label.startswith("tweak")]
     anchor = np.mean([c.corners.mean(axis=0) for c in (faces or cards)], axis=0)
-    nearest = min(backs, key=lambda c: float(np.linalg.norm(c.corners.mean(axis=0) - anchor)))
+    nearest = min(every_back, key=lambda c: float(np.linalg.norm(c.corners.mean(axis=0) - anchor)))
+    if nearest.confidence < MIN_CONFIDENCE:
+        return None  # the deck's back is there but not read: unknown, not a won pile's number
     return back_number(nearest.label)
 
 

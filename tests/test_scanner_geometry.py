@@ -136,3 +136,22 @@ def test_snap_to_edges_puts_a_rough_quad_on_the_card_outline():
     rough = truth + np.float32([[6, -5], [-4, 6], [5, 5], [-6, -4]])
     snapped = snap_to_edges(img, rough)
     assert np.abs(snapped - truth).max() < 2.0 < np.abs(rough - truth).max()
+
+
+def _card_at(label: str, x: float, y: float, confidence: float = 0.95):
+    from scanner.pipeline import ScannedCard
+
+    corners = np.array([[x, y], [x + 63, y], [x + 63, y + 88], [x, y + 88]], np.float32)
+    return ScannedCard(label, corners, confidence, None)
+
+
+def test_the_target_is_the_deck_back_nearest_the_centre_cards_or_unknown_never_a_pile():
+    """R3.1 without a mat: the deck is the back nearest the face-up centre cards; when that back is
+    not read well the target is unknown, not the number of a won pile's back further away."""
+    from scanner.pipeline import find_target
+
+    centre = [_card_at("red-5", 500, 300), _card_at("green-2", 580, 300)]
+    deck, pile = _card_at("back-9", 400, 300), _card_at("back-10", 100, 600)
+    assert find_target([*centre, deck, pile]) == 9
+    assert find_target([*centre, _card_at("back-9", 400, 300, 0.3), pile]) is None
+    assert find_target([*centre, pile, _card_at("special-7", 400, 300)]) == 7  # the blue card: deck empty
