@@ -200,3 +200,19 @@ def test_without_its_camera_a_camera_match_is_entered_by_hand(camera_match, refe
 
 def service_config(service) -> dict:
     return {"DATABASE": service.storage.path, "REFEREE_PIN": PIN, "TESTING": True}
+
+
+def test_camera_only_routes_refuse_a_manual_match_with_a_reason(referee) -> None:
+    made = referee.post("/api/matches", json={"players": ["Ana", "Ben"]})
+    match_id = made.get_json()["id"]
+    for path, body in (
+        ("deal", {"table": ["red-2", "green-3"], "target": 7}),
+        ("target", {"target": 8}),
+        ("table", {"shown": "red-2", "actual": "red-3"}),
+    ):
+        answer = referee.post(f"/api/matches/{match_id}/{path}", json=body)
+        assert answer.status_code == 409 and answer.get_json()["message"], path
+        assert referee.post(f"/api/matches/{match_id}/{path}", json=["not", "an", "object"]).status_code == 400
+    assert referee.post(f"/api/matches/{match_id}/questions/1", json={"reading": 0}).status_code == 404
+    watcher = referee.client.application.test_client()
+    assert watcher.post(f"/api/matches/{match_id}/target", json={"target": 8}).status_code in (400, 403)
