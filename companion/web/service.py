@@ -68,9 +68,11 @@ class LiveMatch:
             self._seen = ObservedRound.from_snapshot(self.snapshot, players, dealer, colours, self.match.edition)
         return self._seen
 
-    def set_seen(self, seen: ObservedRound | None) -> None:
+    def set_seen(self, seen: ObservedRound | None, referee: Referee | None = None) -> None:
+        """The camera round in play (and the move inference following it, which starts afresh
+        unless it is the one that saw the deal)."""
         self._seen = seen
-        self.referee = None
+        self.referee = referee
 
     @property
     def match(self):
@@ -508,7 +510,7 @@ class MatchService:
             live.note = data.get("message")
         elif event.kind == "start":
             live.note = None
-            live._seen = referee.seen
+            live.set_seen(referee.seen, referee)
             entry = {"kind": "seen_deal", "table": data["table"], "target": data["target"]}
             self._seen_changed(live, entry)
         elif event.kind == "question":  # stored with the move it is about, which follows it
