@@ -182,6 +182,23 @@ def _card(value: Any, field_name: str) -> Card:
         raise ServiceError(400, f"{field_name}: {err}") from None
 
 
+def _round_state(players: Sequence[str], rnd: Round) -> dict[str, Any]:
+    """What every phone shows of a round in play, hands aside."""
+    return {
+        "to_move": None if rnd.to_move is None else players[rnd.to_move],
+        "target": rnd.target,
+        "deck_left": rnd.deck_left,
+        "tweak_pile_left": rnd.tweak_pile_left,
+        "table": [c.name for c in rnd.table],
+        "won": {p: len(w) for p, w in zip(players, rnd.won)},
+        "held": {p: [k.value for k in t] for p, t in zip(players, rnd.tweaks_held)},
+        "used": {p: [k.value for k in t] for p, t in zip(players, rnd.tweaks_used)},
+        "tweaks": dict(zip(players, rnd.tweak_counts)),
+        "scores": dict(zip(players, rnd.scores())),
+        "over": rnd.is_over(),
+    }
+
+
 def _target(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 7 <= value <= 10:
         raise ServiceError(400, f"target must be 7 to 10, the number on the deck's back (R3.1), not {value!r}")
@@ -757,18 +774,8 @@ class MatchService:
                     "number": len(match.results) + (0 if rnd.is_over() else 1),
                     "dealer": players[rnd.dealer],
                     "colours": colours,
-                    "to_move": None if rnd.to_move is None else players[rnd.to_move],
-                    "target": rnd.target,
-                    "deck_left": rnd.deck_left,
-                    "tweak_pile_left": rnd.tweak_pile_left,
-                    "table": [c.name for c in rnd.table],
+                    **_round_state(players, rnd),
                     "hands": {p: [c.name for c in h] for p, h in zip(players, rnd.hands)},
-                    "won": {p: len(w) for p, w in zip(players, rnd.won)},
-                    "held": {p: [k.value for k in t] for p, t in zip(players, rnd.tweaks_held)},
-                    "used": {p: [k.value for k in t] for p, t in zip(players, rnd.tweaks_used)},
-                    "tweaks": dict(zip(players, rnd.tweak_counts)),
-                    "scores": dict(zip(players, rnd.scores())),
-                    "over": rnd.is_over(),
                     "can_undo": bool(rnd.history) and (not live.camera or bool(live.commits)),
                 }
             state["camera"] = live.camera
@@ -797,21 +804,14 @@ class MatchService:
             }  # fmt: skip
         rnd = seen.round
         mover = rnd.to_move
-        return base | {
-            "to_move": None if mover is None else players[mover],
-            "target": rnd.target,
-            "deck_left": rnd.deck_left,
-            "tweak_pile_left": rnd.tweak_pile_left,
-            "table": [c.name for c in rnd.table],
-            "hands": {p: [] for p in players},
-            "hand_sizes": {p: len(h) for p, h in zip(players, rnd.hands)},
-            "options": [] if mover is None else [c.name for c in seen.possible_hand(mover)],
-            "won": {p: len(w) for p, w in zip(players, rnd.won)},
-            "held": {p: [k.value for k in t] for p, t in zip(players, rnd.tweaks_held)},
-            "used": {p: [k.value for k in t] for p, t in zip(players, rnd.tweaks_used)},
-            "tweaks": dict(zip(players, rnd.tweak_counts)),
-            "scores": dict(zip(players, rnd.scores())),
-            "over": rnd.is_over(),
-            "can_undo": bool(seen.turns),
-            "dealing": False,
-        }
+        return (
+            base
+            | _round_state(players, rnd)
+            | {
+                "hands": {p: [] for p in players},
+                "hand_sizes": {p: len(h) for p, h in zip(players, rnd.hands)},
+                "options": [] if mover is None else [c.name for c in seen.possible_hand(mover)],
+                "can_undo": bool(seen.turns),
+                "dealing": False,
+            }
+        )
