@@ -199,6 +199,14 @@ def _fov(args: argparse.Namespace) -> int:
     return 0
 
 
+def _table_options(p: argparse.ArgumentParser, mat_help: str, calibration_help: str) -> None:
+    """The options of commands that read pictures of the table: deck profile, mat, zones."""
+    p.add_argument("--profile", help="a deck profile from tweak enrol")
+    p.add_argument("--mat", choices=("A3", "A2"), help=mat_help)
+    p.add_argument("--players", type=int, help="players at the table (player zones on the mat)")
+    p.add_argument("--calibration", help=calibration_help)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("fov", help="camera mounting height and card pixels for a play area")
     p.add_argument("--module", choices=("standard", "wide"), default="standard", help="Camera Module 3 lens")
@@ -209,10 +217,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("scan", help="the cards in pictures (JSON Lines with --json)")
     p.add_argument("images", nargs="+", metavar="IMAGE")
     p.add_argument("--json", action="store_true", help="one JSON object per image (DESIGN.md)")
-    p.add_argument("--profile", help="a deck profile from tweak enrol")
-    p.add_argument("--mat", choices=("A3", "A2"), help="the printed mat on the table (zones, colour reference)")
-    p.add_argument("--players", type=int, help="players at the table (player zones on the mat)")
-    p.add_argument("--calibration", help="zones without a mat: a saved calibration (JSON)")
+    _table_options(
+        p, "the printed mat on the table (zones, colour reference)", "zones without a mat: a saved calibration (JSON)"
+    )
     p.add_argument(
         "--detector",
         choices=("auto", "classical", "learned"),
@@ -224,10 +231,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("score", help="won piles in pictures, scored by RULES R1.3 (pictures are added up)")
     p.add_argument("images", nargs="+", metavar="IMAGE")
     p.add_argument("--json", action="store_true", help="one JSON object per picture, then the total")
-    p.add_argument("--profile", help="a deck profile from tweak enrol")
-    p.add_argument("--mat", choices=("A3", "A2"), help="score per zone of the printed mat")
-    p.add_argument("--players", type=int, help="players at the table (player zones on the mat)")
-    p.add_argument("--calibration", help="score per zone of a saved calibration")
+    _table_options(p, "score per zone of the printed mat", "score per zone of a saved calibration")
     p.set_defaults(run=_score)
 
     p = sub.add_parser("enrol", help="teach the scanner your deck: DIR/<label>/*.jpg -> a deck profile")

@@ -31,9 +31,7 @@ def list_matches():
 @bp.post("/matches")
 @referee_required
 def create_match():
-    data = _json_body()
-    if not isinstance(data, dict):
-        abort(400, description="send a JSON object: {players, edition, colours, goal}")
+    data = _json_object("{players, edition, colours, goal}")
     match_id = get_service(current_app).create_match(
         data.get("players"),
         data.get("edition", "classic"),
@@ -82,52 +80,55 @@ def record(match_id: int):
     )
 
 
+def _json_object(expected: str) -> dict:
+    """The request's JSON body, which must be an object; ``expected`` says which, in the error."""
+    data = _json_body()
+    if not isinstance(data, dict):
+        abort(400, description=f"send a JSON object: {expected}")
+    return data
+
+
+def _changed(match_id: int):
+    """The answer to a request that changed a match: its new version."""
+    return jsonify({"ok": True, "version": get_service(current_app).get(match_id).version})
+
+
 @bp.post("/matches/<int:match_id>/deal")
 @referee_required
 def seen_deal(match_id: int):
     """A camera match without its camera: {table: [2 cards], target: N} as dealt at the table."""
-    data = _json_body()
-    if not isinstance(data, dict):
-        abort(400, description="send a JSON object: {table: [two cards], target: 7 to 10}")
-    service = get_service(current_app)
-    service.seen_deal(match_id, data.get("table"), data.get("target"))
-    return jsonify({"ok": True, "version": service.get(match_id).version})
+    data = _json_object("{table: [two cards], target: 7 to 10}")
+    get_service(current_app).seen_deal(match_id, data.get("table"), data.get("target"))
+    return _changed(match_id)
 
 
 @bp.post("/matches/<int:match_id>/target")
 @referee_required
 def set_target(match_id: int):
     """A camera match: the target read from the deck's top back by the referee, {target: N}."""
-    data = _json_body()
-    if not isinstance(data, dict):
-        abort(400, description="send a JSON object: {target: 7 to 10}")
-    service = get_service(current_app)
-    service.set_target(match_id, data.get("target"))
-    return jsonify({"ok": True, "version": service.get(match_id).version})
+    data = _json_object("{target: 7 to 10}")
+    get_service(current_app).set_target(match_id, data.get("target"))
+    return _changed(match_id)
 
 
 @bp.post("/matches/<int:match_id>/table")
 @referee_required
 def correct_table(match_id: int):
     """A camera match: a table card misread when it was turned from the deck is {shown, actual}."""
-    data = _json_body()
-    if not isinstance(data, dict):
-        abort(400, description="send a JSON object: {shown: the card as shown, actual: the card it is}")
-    service = get_service(current_app)
-    service.correct_table(match_id, data.get("shown"), data.get("actual"))
-    return jsonify({"ok": True, "version": service.get(match_id).version})
+    data = _json_object("{shown: the card as shown, actual: the card it is}")
+    get_service(current_app).correct_table(match_id, data.get("shown"), data.get("actual"))
+    return _changed(match_id)
 
 
 @bp.post("/matches/<int:match_id>/questions/<int:question_id>")
 @referee_required
 def answer_question(match_id: int, question_id: int):
     """The referee answers a camera question: {reading: k}, 0 the reading played meanwhile."""
-    data = _json_body()
-    if not isinstance(data, dict) or "reading" not in data:
+    data = _json_object("{reading: the number of the right reading}")
+    if "reading" not in data:
         abort(400, description="send a JSON object: {reading: the number of the right reading}")
-    service = get_service(current_app)
-    service.answer(match_id, question_id, data["reading"])
-    return jsonify({"ok": True, "version": service.get(match_id).version})
+    get_service(current_app).answer(match_id, question_id, data["reading"])
+    return _changed(match_id)
 
 
 @bp.get("/matches/<int:match_id>/camera.jpg")
