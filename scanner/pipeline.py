@@ -207,14 +207,16 @@ def _drop_nested(detections: list[Any], predictions: list[Any], typical: tuple[f
         long_side = _sides(detections[i].corners)[1]
         return abs(np.log(long_side / max(typical[1], 1e-6)))
 
+    quads = {i: np.asarray(detections[i].corners, np.float32).reshape(-1, 1, 2) for i in accepted}
+    centres = {i: tuple(map(float, q.reshape(4, 2).mean(0))) for i, q in quads.items()}
     for i in accepted:
         for j in accepted:
             if i >= j or not (keep[i] and keep[j]):
                 continue
-            qi = np.asarray(detections[i].corners, np.float32).reshape(-1, 1, 2)
-            qj = np.asarray(detections[j].corners, np.float32).reshape(-1, 1, 2)
-            ci, cj = tuple(map(float, qi.reshape(4, 2).mean(0))), tuple(map(float, qj.reshape(4, 2).mean(0)))
-            if cv2.pointPolygonTest(qj, ci, False) > 0 or cv2.pointPolygonTest(qi, cj, False) > 0:
+            if (
+                cv2.pointPolygonTest(quads[j], centres[i], False) > 0
+                or cv2.pointPolygonTest(quads[i], centres[j], False) > 0
+            ):
                 keep[j if misfit(j) > misfit(i) else i] = False
     return [d for d, k in zip(detections, keep) if k], [p for p, k in zip(predictions, keep) if k]
 

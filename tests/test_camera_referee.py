@@ -53,6 +53,9 @@ def test_a_camera_match_is_refereed_from_the_virtual_tables_frames(tmp_path) -> 
         {"round": 1, "dealer": "Ana", "scores": virtual.truth.scores(), "tweaks": virtual.truth.tweak_counts}
     ]
     assert state["round"]["over"] and state["totals"] == virtual.truth.scores()
+    assert service.camera_match() is None  # the round is scored: the camera follows nothing until the next
+    service.next_round(match_id)
+    assert service.camera_match() == match_id
     record = service.record(match_id)
     report = replay(record)
     assert report["valid"], report

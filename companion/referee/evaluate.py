@@ -101,7 +101,6 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
             # correcting the table cards shown wrong (a refill card misread) if it does not fit
             seen = referee.seen
             if _tap(seen, truth[k]) or (_fix_table(seen, _table_at(virtual, k), report) and _tap(seen, truth[k])):
-                seen.push(ObservedTurn(truth[k]))
                 referee.resync(seen)
                 report.tapped += 1
                 asked_at.add(k)
@@ -158,11 +157,11 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
 
 
 def _tap(seen: Any, turn: Turn) -> bool:
+    """The referee taps ``turn`` in; False when the round as seen cannot hold it."""
     try:
         seen.push(ObservedTurn(turn))
     except RuleError:
         return False
-    seen.pop()
     return True
 
 

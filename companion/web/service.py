@@ -24,6 +24,7 @@ from ..referee.observed import ObservedRound, ObservedTurn, turn_from_json, turn
 from ..storage import Storage
 
 MAX_LOG = 30
+ROUND_KINDS = ("seen_round", "commit", "reopen")  # events that start or end a camera round
 
 
 class ServiceError(Exception):
@@ -214,6 +215,7 @@ class MatchService:
         self._lock = threading.RLock()
         self._live: dict[int, LiveMatch] = {}
         self._bot = GreedyBot()
+        self._camera_match: tuple[int | None] | None = None  # cached answer of camera_match(); None: unknown
 
     # -- loading -----------------------------------------------------------------------------
 
@@ -260,6 +262,8 @@ class MatchService:
         seq = self.storage.append(live.id, kind, body)
         at = time.time()
         live.apply(kind, body, seq, at, live_seen)
+        if kind in ROUND_KINDS:
+            self._camera_match = None  # a camera round started or ended: look again
         self.hub.publish(live.id, seq, at)
 
     def create_match(
@@ -465,12 +469,18 @@ class MatchService:
     # -- camera rounds (companion.referee) ----------------------------------------------------
 
     def camera_match(self) -> int | None:
-        """The newest match refereed from the camera with a round in play, if any."""
-        for row in self.storage.matches():
-            live = self.get(row.id)
-            if live.camera and live.waiting is not None:
-                return live.id
-        return None
+        """The newest match refereed from the camera with a round in play, if any. Asked for every
+        camera frame, so the answer is kept until a camera round starts or ends."""
+        with self._lock:
+            if self._camera_match is None:
+                found = None
+                for row in self.storage.matches():
+                    live = self.get(row.id)
+                    if live.camera and live.waiting is not None:
+                        found = live.id
+                        break
+                self._camera_match = (found,)
+            return self._camera_match[0]
 
     def _referee(self, live: LiveMatch) -> Referee:
         if live.referee is None:
