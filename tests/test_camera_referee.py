@@ -219,3 +219,10 @@ def test_camera_only_routes_refuse_a_manual_match_with_a_reason(referee) -> None
     assert referee.post(f"/api/matches/{match_id}/questions/1", json={"reading": 0}).status_code == 404
     watcher = referee.client.application.test_client()
     assert watcher.post(f"/api/matches/{match_id}/target", json={"target": 8}).status_code in (400, 403)
+
+
+def test_serve_refuses_a_virtual_round_camera_without_a_whole_number_seed(tmp_path, capsys) -> None:
+    from companion.cli import main
+
+    assert main(["serve", "--camera", "virtual-round:x", "--db", str(tmp_path / "s.sqlite3")]) == 2
+    assert "virtual-round:SEED" in capsys.readouterr().err
