@@ -17,10 +17,21 @@ from .detect import Detection, detect_cards
 from .labels import back_number
 from .mat import MatLayout, MatView, find_mat
 from .metrics import quad_iou
+from .segment import refine, snap_to_edges
 
 GAP_CONFIDENCE = 0.75  # a card looked for beside others in a pile (not found by the finder) needs this
 OVERSIZE = 1.6  # a quad longer than this many typical card lengths holds touching cards
+SURE = 0.85  # a card read under this confidence is read again from slightly different quads
+SECOND_LOOK_GAIN = 0.15  # ... and such a reading replaces the first only if this much surer
 TOUCHING_PENALTY = 0.8  # confidence factor for cards that touch or overlap another one
+# Where the deck lies without a mat (find_target), in card lengths: the T! pile beside it is worth
+# this much nearness, and the frame's middle counts this much beside the centre cards' middle.
+BESIDE_TWEAK_PILE = 1.7
+TWEAK_PILE_BONUS = 3.0
+MIDDLE_WEIGHT = 0.5
+#: the second look's turns (radians): a quarter (long side taken across), a little either way,
+#: and half a quarter (the angle taken from a diamond printed on the face, not the card's edges)
+TURNS = (0.0, np.pi / 2, np.deg2rad(8), -np.deg2rad(8), np.pi / 4, -np.pi / 4)
 
 
 @dataclass
@@ -84,6 +95,7 @@ class Scanner:
         source = mat.normalise_colour(frame) if mat is not None else frame
         crops = [card_crop(source, d.corners, self.classifier.margin) for d in detections]
         predictions = self._classify(crops)
+        detections, predictions = self._second_look(source, detections, predictions)
         detections, predictions = self._split_merged(source, detections, predictions)
         if pile:
             detections, predictions = self._fill_gaps(source, detections, predictions)
@@ -105,13 +117,71 @@ class Scanner:
             else:
                 zone = None
             cards.append(ScannedCard(pred.label, corners, confidence, zone, det.touching, candidates))
-        target = find_target(cards)
+        target = find_target(cards, (frame.shape[1], frame.shape[0]))
         return ScanResult(cards, target, mat, (time.perf_counter() - started) * 1000, rejected)
 
     def _classify(self, crops: list[np.ndarray]) -> list[Any]:
         if self.profile is not None:
             return self.profile.classify(self.classifier, crops)
         return self.classifier.classify(crops)
+
+    def _second_look(self, source: np.ndarray, detections: list[Any], predictions: list[Any]):
+        """A card read without confidence is mostly a quad put a little wrong (the long side taken
+        across the card, the angle off, a partly hidden card outlined short): read it again as
+        card-shaped quads at the same place, turned a quarter, slightly rotated, at the size of the
+        cards read well in the frame, and keep the reading that is clearly surer."""
+        sure = [_sides(d.corners) for d, p in zip(detections, predictions) if _accepted(p) and p.confidence >= SURE]
+        typical = float(np.median([s[1] for s in sure])) if sure else None
+        sure_quads = [
+            np.asarray(d.corners, np.float32).reshape(-1, 1, 2)
+            for d, p in zip(detections, predictions)
+            if _accepted(p) and p.confidence >= SURE
+        ]
+
+        def inside_sure_card(corners: np.ndarray) -> bool:  # found twice: left to _drop_nested
+            centre = tuple(map(float, np.asarray(corners, np.float32).reshape(4, 2).mean(axis=0)))
+            return any(cv2.pointPolygonTest(q, centre, False) > 0 for q in sure_quads)
+
+        unsure = [
+            i
+            for i, (d, p) in enumerate(zip(detections, predictions))
+            if p.confidence < SURE
+            # a quad much longer than the cards read well holds several: _split_merged cuts it
+            and (_card_sized(d.corners, typical) if typical is not None else p.label != "none")
+            and not inside_sure_card(d.corners)
+        ]
+        if not unsure:
+            return detections, predictions
+        variants: list[tuple[int, np.ndarray]] = []
+        for i in unsure:
+            quad = order_portrait(detections[i].corners)
+            centre = quad.mean(axis=0)
+            down = (quad[3] + quad[2] - quad[0] - quad[1]) / 2  # along the long side
+            angle = float(np.arctan2(down[1], down[0]))
+            lengths = {float(np.linalg.norm(down))} | ({typical} if typical else set())
+            for length in lengths:
+                for turn in TURNS:
+                    variants.append((i, _card_rect(centre, length, angle + turn)))
+        found = self._classify([card_crop(source, q, self.classifier.margin) for _, q in variants])
+        best: dict[int, tuple[np.ndarray, Any]] = {}
+        for (i, quad), pred in zip(variants, found):
+            bar = max(predictions[i].confidence + SECOND_LOOK_GAIN, best[i][1].confidence if i in best else 0.0)
+            if _accepted(pred) and pred.confidence > bar:
+                best[i] = (quad, pred)
+        if not best:
+            return detections, predictions
+        # the better quad is still a guess of the card's size and place: put it on the card's edges
+        gray = cv2.cvtColor(source, cv2.COLOR_BGR2GRAY)
+        order = list(best)
+        snapped = [snap_to_edges(gray, refine(source, best[i][0])) for i in order]
+        again = self._classify([card_crop(source, q, self.classifier.margin) for q in snapped])
+        detections, predictions = list(detections), list(predictions)
+        for i, quad, pred in zip(order, snapped, again):
+            if not (pred.label == best[i][1].label and pred.confidence >= MIN_CONFIDENCE):
+                quad, pred = best[i]
+            detections[i] = Detection(quad, detections[i].score, touching=detections[i].touching)
+            predictions[i] = pred
+        return detections, predictions
 
     def _fill_gaps(self, source: np.ndarray, detections: list[Any], predictions: list[Any]):
         """Spread cards lie side by side: one card length or width beside each card read, where no
@@ -221,6 +291,18 @@ def _drop_nested(detections: list[Any], predictions: list[Any], typical: tuple[f
     return [d for d, k in zip(detections, keep) if k], [p for p, k in zip(predictions, keep) if k]
 
 
+def _card_rect(centre: np.ndarray, long_side: float, angle: float) -> np.ndarray:
+    """A card-shaped quad (63 x 88) at ``centre`` with its long side along ``angle`` (radians)."""
+    along = np.array([np.cos(angle), np.sin(angle)], np.float32) * long_side / 2
+    across = np.array([-along[1], along[0]], np.float32) * 63 / 88
+    corners = [centre - along - across, centre - along + across, centre + along + across, centre + along - across]
+    return order_portrait(np.array(corners))
+
+
+def _card_sized(corners: np.ndarray, typical_length: float) -> bool:
+    return 0.6 < _sides(corners)[1] / typical_length < 1.4
+
+
 def _accepted(pred: Any) -> bool:
     return pred.label != "none" and pred.confidence >= MIN_CONFIDENCE
 
@@ -283,29 +365,49 @@ def _cuts(corners: np.ndarray, typical: tuple[float, float] | None = None) -> li
     return out
 
 
-def find_target(cards: list[ScannedCard]) -> int | None:
+def find_target(cards: list[ScannedCard], frame_size: tuple[int, int] | None = None) -> int | None:
     """The target (RULES R3.1): the back of the deck's top card; 7 when only the blue card shows.
 
-    With a mat the deck is the back in the deck zone. Without one, won piles also show backs: the
-    deck is the back nearest the face-up cards in the centre (the middle of the frame's cards).
+    With a mat the deck is the back in the deck zone. Without one, won piles also show backs, so
+    the deck is told by where it lies (R2.4): in the middle of the table, among the face-up centre
+    cards, with the T! pile beside it, and the camera is mounted over the middle; won piles lie in
+    front of the players, towards the table's edge. ``frame_size`` (w, h) gives the middle.
+    The deck stack touches the T! pile as a rule, so its reading is not marked down for touching.
     """
     every_back = [c for c in cards if back_number(c.label) is not None]
-    backs = [c for c in every_back if c.confidence >= MIN_CONFIDENCE]
+    backs = [c for c in every_back if _deck_confidence(c) >= MIN_CONFIDENCE]
     if not backs:
         return None
     in_deck = [c for c in backs if c.zone == "deck"]
     if in_deck:
-        return back_number(max(in_deck, key=lambda c: c.confidence).label)
+        return back_number(max(in_deck, key=_deck_confidence).label)
     if any(c.zone is not None for c in cards):
         return None  # a mat is seen but its deck zone is empty
     if any(c.label == "special-7" for c in backs):
         return 7  # the blue card is the deck's last card: seen, the deck is empty or it is all that is left
+    length = float(np.median([_sides(c.corners)[1] for c in cards]))
     faces = [c for c in cards if back_number(c.label) is None and not c.label.startswith("tweak")]
     anchor = np.mean([c.corners.mean(axis=0) for c in (faces or cards)], axis=0)
-    nearest = min(every_back, key=lambda c: float(np.linalg.norm(c.corners.mean(axis=0) - anchor)))
-    if nearest.confidence < MIN_CONFIDENCE:
+    middle = np.array(frame_size, np.float32) / 2 if frame_size is not None else None
+    tweak_pile = [c.corners.mean(axis=0) for c in cards if c.label == "tweak-back" and c.confidence >= MIN_CONFIDENCE]
+
+    def away_from_the_deck(card: ScannedCard) -> float:
+        centre = card.corners.mean(axis=0)
+        score = float(np.linalg.norm(centre - anchor)) / length
+        if middle is not None:
+            score += MIDDLE_WEIGHT * float(np.linalg.norm(centre - middle)) / length
+        if any(float(np.linalg.norm(centre - t)) < BESIDE_TWEAK_PILE * length for t in tweak_pile):
+            score -= TWEAK_PILE_BONUS
+        return score
+
+    deck = min(every_back, key=away_from_the_deck)
+    if _deck_confidence(deck) < MIN_CONFIDENCE:
         return None  # the deck's back is there but not read: unknown, not a won pile's number
-    return back_number(nearest.label)
+    return back_number(deck.label)
+
+
+def _deck_confidence(card: ScannedCard) -> float:
+    return card.confidence / TOUCHING_PENALTY if card.touching else card.confidence
 
 
 def load_scanner(

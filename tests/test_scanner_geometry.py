@@ -155,3 +155,48 @@ def test_the_target_is_the_deck_back_nearest_the_centre_cards_or_unknown_never_a
     assert find_target([*centre, deck, pile]) == 9
     assert find_target([*centre, _card_at("back-9", 400, 300, 0.3), pile]) is None
     assert find_target([*centre, pile, _card_at("special-7", 400, 300)]) == 7  # the blue card: deck empty
+
+
+def test_the_deck_is_the_back_beside_the_tweak_pile_in_the_middle_not_a_won_pile_nearer_the_cards():
+    """R2.4: the deck lies in the middle with the T! pile beside it. A won pile's back nearer the
+    centre cards is not taken for it; the deck's stack touching the T! pile still reads."""
+    from scanner.pipeline import find_target
+
+    centre = [_card_at("red-5", 500, 420), _card_at("green-2", 580, 420)]
+    won_pile = _card_at("back-10", 430, 420)  # a player's pile, right beside the centre cards
+    deck, tweak_pile = _card_at("back-8", 560, 250, 0.7), _card_at("tweak-back", 640, 250)
+    deck.touching = tweak_pile.touching = True  # confidence marked down for touching: 0.7 read 0.875
+    assert find_target([*centre, won_pile, deck, tweak_pile], (1280, 720)) == 8
+    assert find_target([*centre, won_pile, deck]) == 10  # no T! pile, no frame: nearest the centre cards
+    # the camera hangs over the middle: a back at the frame's edge is a won pile
+    edge = _card_at("back-9", 1180, 640)
+    assert find_target([_card_at("red-5", 900, 500), edge, _card_at("back-7", 640, 360)], (1280, 720)) == 7
+
+
+@pytest.mark.parametrize("turn", [90, 45])
+def test_a_card_outlined_at_a_wrong_angle_is_read_again_on_its_edges(turn: int) -> None:
+    """A quad taken across the card (90 degrees) or along a diamond printed on it (45) reads
+    unsure or wrong; the second look reads card-shaped quads turned about it and keeps the sure one,
+    put back on the card's edges."""
+    from scanner.detect import Detection
+    from scanner.metrics import quad_iou
+    from scanner.pipeline import load_scanner
+
+    scanner = load_scanner()
+    rendered = render_table(1, n_centre=4)
+    card = next(c for c in rendered.truth["cards"] if c["role"] == "centre" and c["occluded"] < 0.01)
+    truth = np.array(card["corners"], np.float32)
+    centre, angle = truth.mean(axis=0), np.deg2rad(turn)
+    rotation = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]], np.float32)
+    wrong = order_portrait((truth - centre) @ rotation.T + centre)
+    from scanner.crops import card_crop
+
+    first = scanner.classifier.classify([card_crop(rendered.image, wrong, scanner.classifier.margin)])[0]
+    assert first.label != card["label"] or first.confidence < 0.85  # the wrong quad really misleads
+    # the frame's other cards, read from their true outlines, give the typical card size
+    others = [np.array(c["corners"], np.float32) for c in rendered.truth["cards"] if c is not card]
+    detections = [Detection(wrong, 1.0)] + [Detection(order_portrait(q), 1.0) for q in others]
+    crops = [card_crop(rendered.image, d.corners, scanner.classifier.margin) for d in detections]
+    found, read = scanner._second_look(rendered.image, detections, scanner.classifier.classify(crops))
+    assert read[0].label == card["label"] and read[0].confidence >= 0.85
+    assert quad_iou(found[0].corners, truth) > 0.8
