@@ -20,7 +20,8 @@ from .metrics import quad_iou
 from .segment import refine, snap_to_edges
 
 GAP_CONFIDENCE = 0.75  # a card looked for beside others in a pile (not found by the finder) needs this
-OVERSIZE = 1.6  # a quad longer than this many typical card lengths holds touching cards
+OVERSIZE = 1.6  # a quad longer (or larger) than this many typical cards holds touching cards
+TOO_LONG = 1.85  # in a pile picture, a quad this many times longer than wide too (a card is 88/63 = 1.4)
 SURE = 0.85  # a card read under this confidence is read again from slightly different quads
 SECOND_LOOK_GAIN = 0.15  # ... and such a reading replaces the first only if this much surer
 TOUCHING_PENALTY = 0.8  # confidence factor for cards that touch or overlap another one
@@ -95,8 +96,8 @@ class Scanner:
         source = mat.normalise_colour(frame) if mat is not None else frame
         crops = [card_crop(source, d.corners, self.classifier.margin) for d in detections]
         predictions = self._classify(crops)
-        detections, predictions = self._second_look(source, detections, predictions)
-        detections, predictions = self._split_merged(source, detections, predictions)
+        detections, predictions = self._second_look(source, detections, predictions, pile)
+        detections, predictions = self._split_merged(source, detections, predictions, pile)
         if pile:
             detections, predictions = self._fill_gaps(source, detections, predictions)
         cards: list[ScannedCard] = []
@@ -125,7 +126,7 @@ class Scanner:
             return self.profile.classify(self.classifier, crops)
         return self.classifier.classify(crops)
 
-    def _second_look(self, source: np.ndarray, detections: list[Any], predictions: list[Any]):
+    def _second_look(self, source: np.ndarray, detections: list[Any], predictions: list[Any], pile: bool = False):
         """A card read without confidence is mostly a quad put a little wrong (the long side taken
         across the card, the angle off, a partly hidden card outlined short): read it again as
         card-shaped quads at the same place, turned a quarter, slightly rotated, at the size of the
@@ -147,27 +148,36 @@ class Scanner:
             for i, (d, p) in enumerate(zip(detections, predictions))
             if p.confidence < SURE
             # a quad much longer than the cards read well holds several: _split_merged cuts it
+            and not (pile and _far_too_long(d.corners))
             and (_card_sized(d.corners, typical) if typical is not None else p.label != "none")
             and not inside_sure_card(d.corners)
         ]
         if not unsure:
             return detections, predictions
-        variants: list[tuple[int, np.ndarray]] = []
+        frames = {}  # each unsure card's centre, long-side angle and lengths to try
         for i in unsure:
             quad = order_portrait(detections[i].corners)
-            centre = quad.mean(axis=0)
             down = (quad[3] + quad[2] - quad[0] - quad[1]) / 2  # along the long side
-            angle = float(np.arctan2(down[1], down[0]))
             lengths = {float(np.linalg.norm(down))} | ({typical} if typical else set())
-            for length in lengths:
-                for turn in TURNS:
-                    variants.append((i, _card_rect(centre, length, angle + turn)))
-        found = self._classify([card_crop(source, q, self.classifier.margin) for _, q in variants])
-        best: dict[int, tuple[np.ndarray, Any]] = {}
-        for (i, quad), pred in zip(variants, found):
-            bar = max(predictions[i].confidence + SECOND_LOOK_GAIN, best[i][1].confidence if i in best else 0.0)
-            if _accepted(pred) and pred.confidence > bar:
-                best[i] = (quad, pred)
+            frames[i] = (quad.mean(axis=0), float(np.arctan2(down[1], down[0])), lengths)
+        # first the same place turned; for those still unsure, places beside it (an outline that
+        # straddles two touching cards, across or along them)
+        turned = [
+            (i, _card_rect(centre, length, angle + turn))
+            for i, (centre, angle, lengths) in frames.items()
+            for length in lengths
+            for turn in TURNS
+        ]
+        best = self._best_variants(source, turned, predictions)
+        shifted = [
+            (i, _card_rect(centre + shift, length, angle + turn))
+            for i, (centre, angle, lengths) in frames.items()
+            if i not in best and typical is not None  # (a card's size is needed to tell straddling)
+            for length in (typical,)
+            for turn in (0.0, np.pi / 2)
+            for shift in _shifts(length, angle + turn)
+        ]
+        best.update(self._best_variants(source, shifted, predictions))
         if not best:
             return detections, predictions
         # the better quad is still a guess of the card's size and place: put it on the card's edges
@@ -182,6 +192,20 @@ class Scanner:
             detections[i] = Detection(quad, detections[i].score, touching=detections[i].touching)
             predictions[i] = pred
         return detections, predictions
+
+    def _best_variants(
+        self, source: np.ndarray, variants: list[tuple[int, np.ndarray]], predictions: list[Any]
+    ) -> dict[int, tuple[np.ndarray, Any]]:
+        """For each card, the variant quad that reads clearly surer than its first reading."""
+        if not variants:
+            return {}
+        found = self._classify([card_crop(source, q, self.classifier.margin) for _, q in variants])
+        best: dict[int, tuple[np.ndarray, Any]] = {}
+        for (i, quad), pred in zip(variants, found):
+            bar = max(predictions[i].confidence + SECOND_LOOK_GAIN, best[i][1].confidence if i in best else 0.0)
+            if _accepted(pred) and pred.confidence > bar:
+                best[i] = (quad, pred)
+        return best
 
     def _fill_gaps(self, source: np.ndarray, detections: list[Any], predictions: list[Any]):
         """Spread cards lie side by side: one card length or width beside each card read, where no
@@ -223,32 +247,40 @@ class Scanner:
             seeds = [q for q, _ in added]
         return detections, predictions
 
-    def _split_merged(self, source: np.ndarray, detections: list[Any], predictions: list[Any]):
+    def _split_merged(self, source: np.ndarray, detections: list[Any], predictions: list[Any], pile: bool = False):
         """Quads the classifier rejects may be touching cards found as one (or cut wrongly): group
         the rejected quads that touch, and cut the group's outline into 2 or 3 card-shaped parts,
         sized like the cards read well in the same picture when there are some. A cut is kept only
         if every part reads as a card."""
         good = [(d, p) for d, p in zip(detections, predictions) if _accepted(p)]
         bad = [(d, p) for d, p in zip(detections, predictions) if not _accepted(p)]
-        sizes = [_sides(d.corners) for d, _ in good]
-        typical = tuple(np.median(np.array(sizes), axis=0)) if sizes else None
-        # a quad read as a card but two or three cards long is touching cards found as one, read
-        # by the card that fills most of it: cut it too (it stays as it is if no cut reads well)
-        oversize = []
-        if typical is not None and len(good) >= 3:
-            oversize = [(d, p) for d, p in good if _sides(d.corners)[1] > OVERSIZE * typical[1]]
-            good = [(d, p) for d, p in good if _sides(d.corners)[1] <= OVERSIZE * typical[1]]
+        # a quad read as a card but two or three times as long (or large) as the other cards, or in a
+        # pile picture far longer than a card's 88/63 shape, is touching cards found as one, read by
+        # the card that fills most of it: cut it too (it stays as it is if no cut reads well)
+        shaped = [_sides(d.corners) for d, _ in good if not (pile and _far_too_long(d.corners))]
+        typical = tuple(np.median(np.array(shaped), axis=0)) if shaped else None
+
+        def too_long(corners: np.ndarray) -> bool:
+            if pile and _far_too_long(corners):
+                return True
+            if typical is None or len(shaped) < 3:
+                return False
+            short, long = _sides(corners)
+            return long > OVERSIZE * typical[1] or short * long > OVERSIZE * typical[0] * typical[1]
+
+        oversize = [(d, p) for d, p in good if too_long(d.corners)]
+        good = [(d, p) for d, p in good if not too_long(d.corners)]
         if not bad and not oversize:
             return _drop_nested(detections, predictions, typical)
         out_d = [d for d, _ in good]
         out_p = [p for _, p in good]
         groups = [[bad[i] for i in group] for group in _touching_groups([d for d, _ in bad])]
-        for members in groups + [[one] for one in oversize]:
+        for members, too_big in [(group, False) for group in groups] + [([one], True) for one in oversize]:
             points = np.concatenate([d.corners for d, _ in members]).astype(np.float32)
             outline = cv2.boxPoints(cv2.minAreaRect(points)).astype(np.float32)
             best = None
             for parts in _cuts(outline, typical):
-                if len(parts) == 1 and members[0] in oversize:
+                if len(parts) == 1 and too_big:  # (the card as it is: already read)
                     continue
                 sub = self._classify([card_crop(source, q, self.classifier.margin) for q in parts])
                 if all(_accepted(p) for p in sub):
@@ -297,6 +329,18 @@ def _card_rect(centre: np.ndarray, long_side: float, angle: float) -> np.ndarray
     across = np.array([-along[1], along[0]], np.float32) * 63 / 88
     corners = [centre - along - across, centre - along + across, centre + along + across, centre + along - across]
     return order_portrait(np.array(corners))
+
+
+def _shifts(length: float, angle: float) -> list[np.ndarray]:
+    """Moves of a card-shaped quad: a quarter and half its width across, a fifth of its length along."""
+    along = np.array([np.cos(angle), np.sin(angle)], np.float32) * length
+    across = np.array([-along[1], along[0]], np.float32) * 63 / 88
+    return [f * across for f in (0.25, -0.25, 0.5, -0.5)] + [f * along for f in (0.2, -0.2)]
+
+
+def _far_too_long(corners: np.ndarray) -> bool:
+    short, long = _sides(corners)
+    return long > TOO_LONG * short
 
 
 def _card_sized(corners: np.ndarray, typical_length: float) -> bool:

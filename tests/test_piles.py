@@ -175,3 +175,20 @@ def test_touching_cards_outlined_together_are_cut_and_read_once() -> None:
     image, labels = render_pile(32)
     found = Counter(c.label for c in load_scanner().scan(image).cards if c.confidence >= 0.5)
     assert found == Counter(labels)
+
+
+@pytest.mark.parametrize(
+    "seed",
+    [
+        900_023,  # three touching cards outlined as one quad twice as long as wide, read as one card
+        900_075,  # an outline straddling two touching cards in a large pile, read unsure as one
+    ],
+)
+def test_touching_cards_read_as_one_card_are_found_apart_in_a_pile(seed: int) -> None:
+    from collections import Counter
+
+    from scanner.pipeline import load_scanner
+
+    image, labels = render_pile(seed)
+    found = Counter(c.label for c in load_scanner().scan(image, pile=True).cards if c.confidence >= 0.5)
+    assert found == Counter(labels)
