@@ -133,20 +133,21 @@ class Scanner:
 
     def _second_look(self, source: np.ndarray, detections: list[Any], predictions: list[Any], pile: bool = False):
         """A card read without confidence is mostly a quad put a little wrong (the long side taken
-        across the card, the angle off, a partly hidden card outlined short): read it again as
-        card-shaped quads at the same place, turned a quarter, slightly rotated, at the size of the
-        cards read well in the frame, and keep the reading that is clearly surer."""
-        sure = [_sides(d.corners) for d, p in zip(detections, predictions) if _accepted(p) and p.confidence >= SURE]
-        typical = float(np.median([s[1] for s in sure])) if sure else None
+        across the card, the angle off, a partly hidden card outlined short, an outline straddling
+        two touching cards): read it again as card-shaped quads at the same place, turned, at its
+        own size and the size of the cards read surely in the frame, then beside that place, and
+        keep the reading that is clearly surer (put back on the card's edges). ``pile``: quads far
+        longer than a card are left to ``_split_merged``."""
         sure_quads = [
-            np.asarray(d.corners, np.float32).reshape(-1, 1, 2)
+            np.asarray(d.corners, np.float32).reshape(4, 2)
             for d, p in zip(detections, predictions)
             if _accepted(p) and p.confidence >= SURE
         ]
+        typical = float(np.median([_sides(q)[1] for q in sure_quads])) if sure_quads else None
 
         def inside_sure_card(corners: np.ndarray) -> bool:  # found twice: left to _drop_nested
             centre = tuple(map(float, np.asarray(corners, np.float32).reshape(4, 2).mean(axis=0)))
-            return any(cv2.pointPolygonTest(q, centre, False) > 0 for q in sure_quads)
+            return any(cv2.pointPolygonTest(q.reshape(-1, 1, 2), centre, False) > 0 for q in sure_quads)
 
         unsure = [
             i
@@ -174,15 +175,15 @@ class Scanner:
             for turn in TURNS
         ]
         best = self._best_variants(source, turned, predictions)
-        shifted = [
-            (i, _card_rect(centre + shift, length, angle + turn))
-            for i, (centre, angle, lengths) in frames.items()
-            if i not in best and typical is not None  # (a card's size is needed to tell straddling)
-            for length in (typical,)
-            for turn in (0.0, np.pi / 2)
-            for shift in _shifts(length, angle + turn)
-        ]
-        best.update(self._best_variants(source, shifted, predictions))
+        if typical is not None:  # (a card's size is needed to tell an outline straddling two)
+            shifted = [
+                (i, _card_rect(centre + shift, typical, angle + turn))
+                for i, (centre, angle, _) in frames.items()
+                if i not in best
+                for turn in (0.0, np.pi / 2)
+                for shift in _shifts(typical, angle + turn)
+            ]
+            best.update(self._best_variants(source, shifted, predictions))
         if not best:
             return detections, predictions
         # the better quad is still a guess of the card's size and place: put it on the card's edges
