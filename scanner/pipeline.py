@@ -329,18 +329,22 @@ def _drop_nested(detections: list[Any], predictions: list[Any], typical: tuple[f
     return [d for d, k in zip(detections, keep) if k], [p for p, k in zip(predictions, keep) if k]
 
 
+def _card_axes(length: float, angle: float) -> tuple[np.ndarray, np.ndarray]:
+    """A card's long side (``length`` along ``angle``, radians) and its short side, as vectors."""
+    along = np.array([np.cos(angle), np.sin(angle)], np.float32) * length
+    return along, np.array([-along[1], along[0]], np.float32) * 63 / 88
+
+
 def _card_rect(centre: np.ndarray, long_side: float, angle: float) -> np.ndarray:
     """A card-shaped quad (63 x 88) at ``centre`` with its long side along ``angle`` (radians)."""
-    along = np.array([np.cos(angle), np.sin(angle)], np.float32) * long_side / 2
-    across = np.array([-along[1], along[0]], np.float32) * 63 / 88
+    along, across = (v / 2 for v in _card_axes(long_side, angle))
     corners = [centre - along - across, centre - along + across, centre + along + across, centre + along - across]
     return order_portrait(np.array(corners))
 
 
 def _shifts(length: float, angle: float) -> list[np.ndarray]:
     """Moves of a card-shaped quad: a quarter and half its width across, a fifth of its length along."""
-    along = np.array([np.cos(angle), np.sin(angle)], np.float32) * length
-    across = np.array([-along[1], along[0]], np.float32) * 63 / 88
+    along, across = _card_axes(length, angle)
     return [f * across for f in (0.25, -0.25, 0.5, -0.5)] + [f * along for f in (0.2, -0.2)]
 
 
