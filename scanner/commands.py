@@ -31,7 +31,15 @@ def _render(args: argparse.Namespace) -> int:
 def _train(args: argparse.Namespace) -> int:
     from .train import train
 
-    train(Path(args.out), seed=args.seed, scenes=args.scenes, epochs=args.epochs, processes=args.processes)
+    train(
+        Path(args.out),
+        seed=args.seed,
+        scenes=args.scenes,
+        epochs=args.epochs,
+        processes=args.processes,
+        harsh_share=args.harsh_share,
+        head=args.head,
+    )
     print("now run `tweak evaluate --write` to measure it and update the model card")
     return 0
 
@@ -267,6 +275,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scenes", type=int, default=3000)
     p.add_argument("--epochs", type=int, default=20)
     p.add_argument("--processes", type=int, default=2)
+    p.add_argument("--harsh-share", type=float, default=0.25, help="extra scenes in the harshest conditions")
+    p.add_argument("--head", type=int, default=96, help="width of the last blocks (the embedding's size)")
     p.set_defaults(run=_train)
 
     p = sub.add_parser("train-finder", help="train the learned card finder (needs the train extra)")

@@ -24,6 +24,7 @@ OVERSIZE = 1.6  # a quad longer (or larger) than this many typical cards holds t
 TOO_LONG = 1.85  # in a pile picture, a quad this many times longer than wide too (a card is 88/63 = 1.4)
 SURE = 0.85  # a card read under this confidence is read again from slightly different quads
 SECOND_LOOK_GAIN = 0.15  # ... and such a reading replaces the first only if this much surer
+TWO_CARDS = 1.6  # an outline this many times a card's area holds two touching cards
 TOUCHING_PENALTY = 0.8  # confidence factor for cards that touch or overlap another one
 # Where the deck lies without a mat (find_target), in card lengths: the T! pile beside it is worth
 # this much nearness, and the frame's middle counts this much beside the centre cards' middle.
@@ -101,6 +102,7 @@ class Scanner:
         source = mat.normalise_colour(frame) if mat is not None else frame
         crops = [card_crop(source, d.corners, self.classifier.margin) for d in detections]
         predictions = self._classify(crops)
+        detections, predictions = self._grow_inner_outlines(source, detections, predictions)
         detections, predictions = self._second_look(source, detections, predictions, pile)
         detections, predictions = self._split_merged(source, detections, predictions, pile)
         if pile:
@@ -130,6 +132,24 @@ class Scanner:
         if self.profile is not None:
             return self.profile.classify(self.classifier, crops)
         return self.classifier.classify(crops)
+
+    def _grow_inner_outlines(self, source: np.ndarray, detections: list[Any], predictions: list[Any]):
+        """An outline the finder suspects to be a panel inside a card (``Detection.outer``) is
+        replaced by the card-sized one around it when that reads surely, as the same card or
+        more surely than the panel (a panel without the card's corner index reads badly)."""
+        which = [i for i, d in enumerate(detections) if d.outer is not None]
+        if not which:
+            return detections, predictions
+        again = self._classify([card_crop(source, detections[i].outer, self.classifier.margin) for i in which])
+        detections, predictions = list(detections), list(predictions)
+        for i, pred in zip(which, again):
+            first = predictions[i]
+            better = pred.label == first.label or pred.confidence > first.confidence
+            if _accepted(pred) and pred.confidence >= SURE and better:
+                d = detections[i]
+                detections[i] = Detection(d.outer, d.score, touching=d.touching, guess=d.guess)
+                predictions[i] = pred
+        return detections, predictions
 
     def _second_look(self, source: np.ndarray, detections: list[Any], predictions: list[Any], pile: bool = False):
         """A card read without confidence is mostly a quad put a little wrong (the long side taken
@@ -174,6 +194,19 @@ class Scanner:
             for length in lengths
             for turn in TURNS
         ]
+        # the finder's own guess at the blob, before the fit to the edges (which a checked cloth or
+        # a touching card can pull astray): its place, both ways round
+        for i in unsure:
+            guess = detections[i].guess
+            if guess is None:
+                continue
+            quad = order_portrait(guess)
+            down = (quad[3] + quad[2] - quad[0] - quad[1]) / 2
+            angle = float(np.arctan2(down[1], down[0]))
+            for length in {float(np.linalg.norm(down))} | ({typical} if typical else set()):
+                turned += [(i, _card_rect(quad.mean(axis=0), length, angle + turn)) for turn in (0.0, np.pi / 2)]
+        # (a quad moved onto a card already read surely would take that card's reading for this one)
+        turned = [(i, q) for i, q in turned if not inside_sure_card(q)]
         best = self._best_variants(source, turned, predictions)
         if typical is not None:  # (a card's size is needed to tell an outline straddling two)
             shifted = [
@@ -183,7 +216,22 @@ class Scanner:
                 for turn in (0.0, np.pi / 2)
                 for shift in _shifts(typical, angle + turn)
             ]
+            shifted = [(i, q) for i, q in shifted if not inside_sure_card(q)]
             best.update(self._best_variants(source, shifted, predictions))
+        # two unsure outlines can be moved onto one card (an outline straddling two touching cards
+        # and the outline of one of them): the one that moved least keeps it, the other stays as it
+        # was (for _split_merged to cut)
+        claimed = [
+            np.asarray(d.corners, np.float32).reshape(4, 2)
+            for i, (d, p) in enumerate(zip(detections, predictions))
+            if _accepted(p) and i not in best
+        ]
+        for i in sorted(best, key=lambda i: float(np.linalg.norm(best[i][0].mean(axis=0) - frames[i][0]))):
+            centre = tuple(map(float, best[i][0].mean(axis=0)))
+            if any(cv2.pointPolygonTest(q.reshape(-1, 1, 2), centre, False) > 0 for q in claimed):
+                del best[i]
+            else:
+                claimed.append(best[i][0])
         if not best:
             return detections, predictions
         # the better quad is still a guess of the card's size and place: put it on the card's edges
@@ -191,12 +239,25 @@ class Scanner:
         order = list(best)
         snapped = [snap_to_edges(gray, refine(source, best[i][0])) for i in order]
         again = self._classify([card_crop(source, q, self.classifier.margin) for q in snapped])
+        # an outline about two cards large that now holds one: the other card lies opposite
+        other_half = []
+        for i in order:
+            first, card = detections[i].corners, best[i][0]
+            if _area(first) > TWO_CARDS * _area(card):
+                other_half.append((i, card + 2 * (np.asarray(first, np.float32).mean(axis=0) - card.mean(axis=0))))
+        other_half = [(i, q) for i, q in other_half if not inside_sure_card(q)]
+        beside = self._classify([card_crop(source, q, self.classifier.margin) for _, q in other_half])
         detections, predictions = list(detections), list(predictions)
         for i, quad, pred in zip(order, snapped, again):
             if not (pred.label == best[i][1].label and pred.confidence >= MIN_CONFIDENCE):
                 quad, pred = best[i]
             detections[i] = Detection(quad, detections[i].score, touching=detections[i].touching)
             predictions[i] = pred
+        for (i, quad), pred in zip(other_half, beside):
+            if _accepted(pred) and pred.confidence >= SURE:
+                detections.append(Detection(snap_to_edges(gray, refine(source, quad)), 1.0, touching=True))
+                predictions.append(pred)
+                detections[i].touching = True
         return detections, predictions
 
     def _best_variants(
@@ -359,6 +420,10 @@ def _card_sized(corners: np.ndarray, typical_length: float) -> bool:
 
 def _accepted(pred: Any) -> bool:
     return pred.label != "none" and pred.confidence >= MIN_CONFIDENCE
+
+
+def _area(corners: np.ndarray) -> float:
+    return float(cv2.contourArea(np.asarray(corners, np.float32).reshape(4, 2)))
 
 
 def _sides(corners: np.ndarray) -> tuple[float, float]:

@@ -19,6 +19,7 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_MODEL = MODELS_DIR / "card_finder.onnx"
 INPUT_WIDTH = 512
 SHRINK = 0.7  # the marked inner part is the card scaled by this about its centre
+INNER_OUTLINE = 0.7  # an outline under this share of the blob's card-sized guess is a panel inside the card
 THRESHOLD = 0.85  # probability over which a pixel is inside a card (higher: touching cards split)
 
 
@@ -274,12 +275,24 @@ class CardFinder:
                 long_side = 0.5 * (own + typical)
             else:
                 long_side = own
-            quad = shape_blob(gray, edges, centre, long_side, _long_axis(pts * scale))
+            axis = _long_axis(pts * scale)
+            quad = shape_blob(gray, edges, centre, long_side, axis)
+            # the blob's own long axis, where it has one, is a guess free of the image's edges
+            guess = quad if axis is None else _rect(centre.astype(np.float32), long_side, axis - np.pi / 2)
             best = max(classical, key=lambda d: _iou(d.corners, quad), default=None)
             if best is not None and _iou(best.corners, quad) > 0.5:
                 quad = best.corners  # the classical outline sits on the real edges
             else:
                 quad = snap_to_edges(gray, refine(frame, quad))
+            outer = None
+            if 0.8 * typical < own < 1.25 * typical and cv2.contourArea(quad) < INNER_OUTLINE * cv2.contourArea(guess):
+                # an outline inside the card (a face's white panel between coloured bands has
+                # stronger edges than the card on the table): the card is the blob's size, about
+                # the panel's centre, along one of its sides (the one whose outline lies on edges)
+                side = quad[1] - quad[0]
+                angle = float(np.arctan2(side[1], side[0]))
+                grown = [_rect(quad.mean(axis=0), long_side, a) for a in (angle, angle + np.pi / 2)]
+                outer = max(grown, key=lambda q: _edge_support(edges, q))
             if (
                 (quad[:, 0] < EDGE_MARGIN).any()
                 or (quad[:, 1] < EDGE_MARGIN).any()
@@ -287,7 +300,14 @@ class CardFinder:
                 or (quad[:, 1] > h - 1 - EDGE_MARGIN).any()
             ):
                 continue  # cut by the frame's edge
-            found.append(Detection(order_portrait(quad), score))
+            found.append(
+                Detection(
+                    order_portrait(quad),
+                    score,
+                    guess=order_portrait(guess),
+                    outer=None if outer is None else order_portrait(outer),
+                )
+            )
         for i, a in enumerate(found):
             for b in found[i + 1 :]:
                 if _iou(_grow(a.corners, 1.04), _grow(b.corners, 1.04)) > 0:

@@ -34,7 +34,8 @@ def _require_torch():
     return torch
 
 
-def make_model(torch):
+def make_model(torch, head: int = 96):
+    """The classifier network; ``head`` is the width of its last blocks (the embedding's size)."""
     nn = torch.nn
 
     def block(cin: int, cout: int, stride: int) -> list:
@@ -51,13 +52,13 @@ def make_model(torch):
                 *block(32, 32, 1),
                 *block(32, 64, 2),
                 *block(64, 64, 1),
-                *block(64, 96, 2),
-                *block(96, 96, 1),
+                *block(64, head, 2),
+                *block(head, head, 1),
                 nn.AdaptiveAvgPool2d(1),
                 nn.Flatten(),
             )
-            self.classes = nn.Linear(96, len(CLASSES))
-            self.orientation = nn.Linear(96, 2)
+            self.classes = nn.Linear(head, len(CLASSES))
+            self.orientation = nn.Linear(head, 2)
 
         def forward(self, x):
             f = self.features(x)
@@ -74,7 +75,15 @@ def to_tensor(torch, images: np.ndarray):
 
 
 def train(
-    out_dir: Path, seed: int = 0, scenes: int = 3000, epochs: int = 20, batch: int = 128, processes: int = 2, log=print
+    out_dir: Path,
+    seed: int = 0,
+    scenes: int = 3000,
+    epochs: int = 20,
+    batch: int = 128,
+    processes: int = 2,
+    harsh_share: float = 0.25,
+    head: int = 96,
+    log=print,
 ) -> dict[str, Any]:
     torch = _require_torch()
     torch.manual_seed(seed)
@@ -84,15 +93,16 @@ def train(
     first = TRAIN_SEED_BASE + seed * scenes
     log(f"rendering {scenes} training scenes (seeds {first}..{first + scenes - 1})...")
     data: CropSet = build(range(first, first + scenes), harsh=False, processes=processes)
-    # a quarter of the scenes again under the harshest conditions
-    harsh = build(range(first + scenes, first + scenes + scenes // 4), harsh=True, processes=processes)
+    # a share of the scenes again under the harshest conditions
+    n_harsh = round(scenes * harsh_share)
+    harsh = build(range(first + scenes, first + scenes + n_harsh), harsh=True, processes=processes)
     images = np.concatenate([data.images, harsh.images])
     labels = np.concatenate([data.labels, harsh.labels])
     flipped = np.concatenate([data.flipped, harsh.flipped])
     log(f"{len(labels)} crops in {time.perf_counter() - started:.0f} s; training...")
     counts = np.bincount(labels, minlength=len(CLASSES)).astype(np.float32)
     weights = torch.tensor((counts.max() / np.maximum(counts, 1)) ** 0.5, dtype=torch.float32)
-    model = make_model(torch)
+    model = make_model(torch, head)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     steps = epochs * ((len(labels) + batch - 1) // batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
@@ -164,7 +174,8 @@ def train(
         "training": {
             "seed": seed,
             "scenes": scenes,
-            "harsh_scenes": scenes // 4,
+            "harsh_scenes": n_harsh,
+            "head": head,
             "crops": int(len(labels)),
             "epochs": epochs,
             "batch": batch,
