@@ -24,7 +24,7 @@ OVERSIZE = 1.6  # a quad longer (or larger) than this many typical cards holds t
 TOO_LONG = 1.85  # in a pile picture, a quad this many times longer than wide too (a card is 88/63 = 1.4)
 SURE = 0.85  # a card read under this confidence is read again from slightly different quads
 SECOND_LOOK_GAIN = 0.15  # ... and such a reading replaces the first only if this much surer
-TWO_CARDS = 1.6  # an outline this many times a card's area holds two touching cards
+TWO_CARDS = 1.4  # an outline this many times a card's area holds two touching cards
 TOUCHING_PENALTY = 0.8  # confidence factor for cards that touch or overlap another one
 # Where the deck lies without a mat (find_target), in card lengths: the T! pile beside it is worth
 # this much nearness, and the frame's middle counts this much beside the centre cards' middle.
@@ -241,11 +241,11 @@ class Scanner:
         again = self._classify([card_crop(source, q, self.classifier.margin) for q in snapped])
         # an outline about two cards large that now holds one: the other card lies opposite
         other_half = []
-        for i in order:
+        for i, fitted in zip(order, snapped):
             first, card = detections[i].corners, best[i][0]
-            if _area(first) > TWO_CARDS * _area(card):
+            if _area(first) > TWO_CARDS * min(_area(card), _area(fitted)):
                 other_half.append((i, card + 2 * (np.asarray(first, np.float32).mean(axis=0) - card.mean(axis=0))))
-        other_half = [(i, q) for i, q in other_half if not inside_sure_card(q)]
+        other_half = [(i, snap_to_edges(gray, refine(source, q))) for i, q in other_half if not inside_sure_card(q)]
         beside = self._classify([card_crop(source, q, self.classifier.margin) for _, q in other_half])
         detections, predictions = list(detections), list(predictions)
         for i, quad, pred in zip(order, snapped, again):
@@ -254,8 +254,8 @@ class Scanner:
             detections[i] = Detection(quad, detections[i].score, touching=detections[i].touching)
             predictions[i] = pred
         for (i, quad), pred in zip(other_half, beside):
-            if _accepted(pred) and pred.confidence >= SURE:
-                detections.append(Detection(snap_to_edges(gray, refine(source, quad)), 1.0, touching=True))
+            if _accepted(pred) and pred.confidence >= GAP_CONFIDENCE:
+                detections.append(Detection(quad, 1.0, touching=True))
                 predictions.append(pred)
                 detections[i].touching = True
         return detections, predictions
