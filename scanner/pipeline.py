@@ -508,7 +508,9 @@ def find_target(cards: list[ScannedCard], frame_size: tuple[int, int] | None = N
     faces = [c for c in cards if back_number(c.label) is None and not c.label.startswith("tweak")]
     anchor = np.mean([c.corners.mean(axis=0) for c in (faces or cards)], axis=0)
     middle = np.array(frame_size, np.float32) / 2 if frame_size is not None else None
-    tweak_pile = [c.corners.mean(axis=0) for c in cards if c.label == "tweak-back" and c.confidence >= MIN_CONFIDENCE]
+    tweak_pile = [
+        c.corners.mean(axis=0) for c in cards if c.label == "tweak-back" and _deck_confidence(c) >= MIN_CONFIDENCE
+    ]
 
     def away_from_the_deck(card: ScannedCard) -> float:
         centre = card.corners.mean(axis=0)
@@ -526,6 +528,7 @@ def find_target(cards: list[ScannedCard], frame_size: tuple[int, int] | None = N
 
 
 def _deck_confidence(card: ScannedCard) -> float:
+    """A pile's reading, not marked down for touching (the deck and the T! pile lie side by side)."""
     return card.confidence / TOUCHING_PENALTY if card.touching else card.confidence
 
 
