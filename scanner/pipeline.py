@@ -31,9 +31,11 @@ TOUCHING_PENALTY = 0.8  # confidence factor for cards that touch or overlap anot
 BESIDE_TWEAK_PILE = 1.7
 TWEAK_PILE_BONUS = 3.0
 MIDDLE_WEIGHT = 0.5
-#: the second look's turns (radians): a quarter (long side taken across), a little either way,
-#: and half a quarter (the angle taken from a diamond printed on the face, not the card's edges)
-TURNS = (0.0, np.pi / 2, np.deg2rad(8), -np.deg2rad(8), np.pi / 4, -np.pi / 4)
+#: the second look's turns (radians) at the frame's card size: every 15 degrees (the angle taken
+#: from a diamond printed on the face or from a checked cloth can be anything), and at the quad's
+#: own size a quarter (long side taken across) and a little either way
+TURNS = tuple(np.deg2rad(np.arange(0, 180, 15)))
+NEAR_TURNS = (0.0, np.pi / 2, np.deg2rad(8), -np.deg2rad(8))
 
 
 @dataclass
@@ -184,15 +186,15 @@ class Scanner:
         for i in unsure:
             quad = order_portrait(detections[i].corners)
             down = (quad[3] + quad[2] - quad[0] - quad[1]) / 2  # along the long side
-            lengths = {float(np.linalg.norm(down))} | ({typical} if typical else set())
-            frames[i] = (quad.mean(axis=0), float(np.arctan2(down[1], down[0])), lengths)
+            own = float(np.linalg.norm(down))
+            frames[i] = (quad.mean(axis=0), float(np.arctan2(down[1], down[0])), own, typical or own)
         # first the same place turned; for those still unsure, places beside it (an outline that
         # straddles two touching cards, across or along them)
         turned = [
             (i, _card_rect(centre, length, angle + turn))
-            for i, (centre, angle, lengths) in frames.items()
-            for length in lengths
-            for turn in TURNS
+            for i, (centre, angle, own, size) in frames.items()
+            for length, turns in ((own, NEAR_TURNS), (size, TURNS))
+            for turn in turns
         ]
         # the finder's own guess at the blob, before the fit to the edges (which a checked cloth or
         # a touching card can pull astray): its place, both ways round
@@ -211,7 +213,7 @@ class Scanner:
         if typical is not None:  # (a card's size is needed to tell an outline straddling two)
             shifted = [
                 (i, _card_rect(centre + shift, typical, angle + turn))
-                for i, (centre, angle, _) in frames.items()
+                for i, (centre, angle, _, _) in frames.items()
                 if i not in best
                 for turn in (0.0, np.pi / 2)
                 for shift in _shifts(typical, angle + turn)
