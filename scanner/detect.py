@@ -33,6 +33,7 @@ class Detection:
     # a card-sized outline around this one, when this one looks like a panel inside a card (the
     # scanner keeps it if it reads as the same card)
     outer: np.ndarray | None = None
+    weak: bool = False  # found where the learned finder is unsure: kept only if read surely
 
     @property
     def area(self) -> float:

@@ -104,6 +104,10 @@ class Scanner:
         source = mat.normalise_colour(frame) if mat is not None else frame
         crops = [card_crop(source, d.corners, self.classifier.margin) for d in detections]
         predictions = self._classify(crops)
+        # a card found where the finder is unsure (Detection.weak) is kept only if read surely
+        sure = [not d.weak or (_accepted(p) and p.confidence >= SURE) for d, p in zip(detections, predictions)]
+        detections = [d for d, keep in zip(detections, sure) if keep]
+        predictions = [p for p, keep in zip(predictions, sure) if keep]
         detections, predictions = self._grow_inner_outlines(source, detections, predictions)
         detections, predictions = self._second_look(source, detections, predictions, pile)
         detections, predictions = self._split_merged(source, detections, predictions, pile)

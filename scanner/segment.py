@@ -23,6 +23,7 @@ SHRINK = 0.7  # the marked inner part is the card scaled by this about its centr
 # lying whole 1-4 px from the edge is still found (measured: 4 such cards in 500 harsh frames)
 CUT_MARGIN = 1.0
 INNER_OUTLINE = 0.7  # an outline under this share of the blob's card-sized guess is a panel inside the card
+WEAK_THRESHOLD = 0.5  # ... and over which it may be: looked at only if the classifier is sure there
 THRESHOLD = 0.85  # probability over which a pixel is inside a card (higher: touching cards split)
 
 
@@ -154,6 +155,22 @@ def _components(mask: np.ndarray) -> list[np.ndarray]:
     return out
 
 
+def _weak_blobs(prob: np.ndarray, strong: list[tuple[np.ndarray, float]]) -> list[tuple[np.ndarray, float]]:
+    """Blobs the network marks only faintly (a card the colour of the cloth, under glare): regions
+    over ``WEAK_THRESHOLD`` with no pixel over ``THRESHOLD``, at least a sixth of a card's blob.
+    The scanner keeps a card found there only if the classifier reads it surely."""
+    if not strong:
+        return []
+    typical = float(np.median([len(b) for b, _ in strong]))
+    out = []
+    for pts in _components(prob > WEAK_THRESHOLD):
+        xi, yi = pts[:, 0].astype(int), pts[:, 1].astype(int)
+        values = prob[yi, xi]
+        if len(pts) >= typical / 6 and float(values.max()) <= THRESHOLD:
+            out.append((pts, float(values.mean())))
+    return out
+
+
 def _split_blobs(prob: np.ndarray) -> list[tuple[np.ndarray, float]]:
     """Blobs of inner card (pixel coordinates of the map) and their mean probability. A blob much
     bigger than the typical one is two touching cards: a higher threshold inside it splits them."""
@@ -269,7 +286,7 @@ class CardFinder:
         sizes = [np.sqrt(len(pts) * scale[0] * scale[1] * CARD_ASPECT) / SHRINK for pts, _ in blobs]
         typical = float(np.median(sizes)) if sizes else 0.0
         found: list[Detection] = []
-        for pts, score in blobs:
+        for pts, score, weak in [(p, s, False) for p, s in blobs] + [(p, s, True) for p, s in _weak_blobs(prob, blobs)]:
             centre = pts.mean(axis=0) * scale
             own = np.sqrt(len(pts) * scale[0] * scale[1] * CARD_ASPECT) / SHRINK
             if own <= 0.6 * typical:
@@ -309,6 +326,7 @@ class CardFinder:
                     score,
                     guess=order_portrait(guess),
                     outer=None if outer is None else order_portrait(outer),
+                    weak=weak,
                 )
             )
         for i, a in enumerate(found):
