@@ -148,7 +148,7 @@ def test_pile_pictures_add_up_on_the_dashboard(referee, app, finished_round) -> 
     assert fresh["scanned"]["points"] == first["scanned"]["points"]
 
 
-@pytest.mark.parametrize("seed", [63, 76])
+@pytest.mark.parametrize("seed", [63, 143])
 def test_a_card_the_finder_misses_beside_others_is_looked_for_in_a_pile(seed: int) -> None:
     """Spread cards lie side by side: in a pile picture a card the finder missed between read
     cards is found by reading a quad beside them, and nothing is invented."""
