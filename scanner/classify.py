@@ -66,14 +66,15 @@ class CardClassifier:
         x = batch.transpose(0, 3, 1, 2) * self._scale
         return ((x - self._mean) / self._std).astype(np.float32)
 
-    def raw(self, crops: list[np.ndarray] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Class probabilities and upside-down probabilities for a batch of crops (an unsure crop
-        is also read turned half a turn, see ``HALF_TURN_BELOW``)."""
+    def raw(self, crops: list[np.ndarray] | np.ndarray, turned: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """Class probabilities and upside-down probabilities for a batch of crops. An unsure crop
+        is also read turned half a turn (``HALF_TURN_BELOW``) unless ``turned`` is False (a search
+        through many guessed quads, most of them unsure, only needs to find the sure one)."""
         if len(crops) == 0:
             return np.zeros((0, len(self.labels)), np.float32), np.zeros(0, np.float32)
         x = self.preprocess(crops)
         probs, flipped = self._once(x)
-        unsure = probs.max(axis=1) < HALF_TURN_BELOW
+        unsure = (probs.max(axis=1) < HALF_TURN_BELOW) & turned
         if unsure.any():
             turned_probs, turned_flipped = self._once(np.ascontiguousarray(x[unsure][:, :, ::-1, ::-1]))
             probs[unsure] = (probs[unsure] + turned_probs) / 2
@@ -97,8 +98,8 @@ class CardClassifier:
         emb = emb / np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-9)
         return _softmax(logits), _softmax(orient)[:, 1], emb
 
-    def classify(self, crops: list[np.ndarray] | np.ndarray) -> list[Prediction]:
-        probs, flipped = self.raw(crops)
+    def classify(self, crops: list[np.ndarray] | np.ndarray, turned: bool = True) -> list[Prediction]:
+        probs, flipped = self.raw(crops, turned)
         best = probs.argmax(axis=1)
         return [Prediction(self.labels[b], float(p[b]), bool(f > 0.5), p) for b, p, f in zip(best, probs, flipped)]
 

@@ -134,10 +134,10 @@ class Scanner:
         target = find_target(cards, (frame.shape[1], frame.shape[0]))
         return ScanResult(cards, target, mat, (time.perf_counter() - started) * 1000, rejected)
 
-    def _classify(self, crops: list[np.ndarray]) -> list[Any]:
+    def _classify(self, crops: list[np.ndarray], turned: bool = True) -> list[Any]:
         if self.profile is not None:
             return self.profile.classify(self.classifier, crops)
-        return self.classifier.classify(crops)
+        return self.classifier.classify(crops, turned)
 
     def _grow_inner_outlines(self, source: np.ndarray, detections: list[Any], predictions: list[Any]):
         """An outline the finder suspects to be a panel inside a card (``Detection.outer``) is
@@ -272,7 +272,7 @@ class Scanner:
         """For each card, the variant quad that reads clearly surer than its first reading."""
         if not variants:
             return {}
-        found = self._classify([card_crop(source, q, self.classifier.margin) for _, q in variants])
+        found = self._classify([card_crop(source, q, self.classifier.margin) for _, q in variants], turned=False)
         best: dict[int, tuple[np.ndarray, Any]] = {}
         for (i, quad), pred in zip(variants, found):
             bar = max(predictions[i].confidence + SECOND_LOOK_GAIN, best[i][1].confidence if i in best else 0.0)

@@ -104,6 +104,25 @@ def test_classifier_tells_upside_down_cards(classifier):
     assert sum(p.upside_down for p in down) >= 0.9 * len(cards)
 
 
+def test_an_unsure_crop_is_read_turned_too_and_a_sure_one_once(classifier):
+    """An unsure crop's reading is the mean of its own and its half-turned view's (HALF_TURN_BELOW);
+    the turned view is upside down exactly when the crop is upright."""
+    from scanner.classify import HALF_TURN_BELOW
+
+    crops = []
+    for seed in range(60_000_000, 60_000_040):
+        crops += [crop for crop, label, *_ in scene_crops(seed, harsh=True, heldout_style=False)]
+    crops = np.asarray(crops)
+    once, flipped_once = classifier.raw(crops, turned=False)
+    turned, flipped_turned = classifier.raw(crops[:, ::-1, ::-1], turned=False)
+    both, flipped_both = classifier.raw(crops)
+    unsure = once.max(axis=1) < HALF_TURN_BELOW
+    assert 0 < unsure.sum() < len(crops)
+    assert np.allclose(both[~unsure], once[~unsure])
+    assert np.allclose(both[unsure], (once[unsure] + turned[unsure]) / 2, atol=1e-6)
+    assert np.allclose(flipped_both[unsure], (flipped_once[unsure] + 1 - flipped_turned[unsure]) / 2, atol=1e-6)
+
+
 def test_not_a_card_crops_are_not_confident_cards(classifier):
     rng = np.random.default_rng(0)
     crops = [
