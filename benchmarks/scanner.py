@@ -1,6 +1,6 @@
 """Scanner benchmark (issue: the scanner): detection and recognition on rendered frames, speed.
 
-    python benchmarks/scanner.py [--frames 500] [--detector auto|classical|learned]
+    python benchmarks/scanner.py [--frames 500] [--detector auto|classical|learned] [--first SEED]
 
 Frames come from a held-out seed range under the harshest conditions, each with 1-16 centre cards
 plus the deck, the T! pile, T! cards and won piles. Prints card recall and precision, label
@@ -36,6 +36,9 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=500)
     parser.add_argument("--detector", choices=("auto", "classical", "learned"), default="auto")
     parser.add_argument("--finder", help="another card finder model (ONNX) to measure")
+    parser.add_argument(
+        "--first", type=int, default=HELDOUT_SEED, help="first seed (others: frames no change was tuned on)"
+    )
     args = parser.parse_args()
     cv2.setNumThreads(1)
     scanner = load_scanner(detector=args.detector)
@@ -46,7 +49,7 @@ def main() -> None:
     required_total = found_required = labels_right = found_total = false_pos = 0
     frames_right = target_right = target_total = 0
     for i in range(args.frames):
-        rendered = render_table(HELDOUT_SEED + i, harsh=True)
+        rendered = render_table(args.first + i, harsh=True)
         required, optional = expected_cards(rendered.truth)
         result = scanner.scan(rendered.image)
         quads = [c.corners for c in result.cards]
@@ -65,7 +68,7 @@ def main() -> None:
         if rendered.truth["target"] is not None:
             target_total += 1
             target_right += result.target == rendered.truth["target"]
-    print(f"{args.frames} held-out harsh frames, {required_total} cards, detector: {args.detector}")
+    print(f"{args.frames} harsh frames from seed {args.first}, {required_total} cards, detector: {args.detector}")
     print(
         f"card recall {found_required / required_total:.4f}, precision {1 - false_pos / max(found_total, 1):.4f}, "
         f"label accuracy (found cards) {labels_right / max(found_required, 1):.4f}"
