@@ -36,6 +36,7 @@ MIDDLE_WEIGHT = 0.5
 #: own size a quarter (long side taken across) and a little either way
 TURNS = tuple(np.deg2rad(np.arange(0, 180, 15)))
 NEAR_TURNS = (0.0, np.pi / 2, np.deg2rad(8), -np.deg2rad(8))
+FIRST_TURNS = (0.0, np.pi / 2, np.pi / 4, 3 * np.pi / 4)  # (of TURNS: tried first)
 
 
 @dataclass
@@ -197,7 +198,7 @@ class Scanner:
         turned = [
             (i, _card_rect(centre, length, angle + turn))
             for i, (centre, angle, own, size) in frames.items()
-            for length, turns in ((own, NEAR_TURNS), (size, TURNS))
+            for length, turns in ((own, NEAR_TURNS), (size, FIRST_TURNS))
             for turn in turns
         ]
         # the finder's own guess at the blob, before the fit to the edges (which a checked cloth or
@@ -214,6 +215,17 @@ class Scanner:
         # (a quad moved onto a card already read surely would take that card's reading for this one)
         turned = [(i, q) for i, q in turned if not inside_sure_card(q)]
         best = self._best_variants(source, turned, predictions)
+        # still unsure: the other angles (the few hard cards, not every unsure one, pay for these;
+        # not in a pile picture, where many cards are unsure and a quad at the wrong angle is rarer
+        # than one across two cards)
+        swept = [
+            (i, _card_rect(centre, size, angle + turn))
+            for i, (centre, angle, _, size) in frames.items()
+            if i not in best and not pile
+            for turn in TURNS
+            if turn not in FIRST_TURNS
+        ]
+        best.update(self._best_variants(source, [(i, q) for i, q in swept if not inside_sure_card(q)], predictions))
         if typical is not None:  # (a card's size is needed to tell an outline straddling two)
             shifted = [
                 (i, _card_rect(centre + shift, typical, angle + turn))
