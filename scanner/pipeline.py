@@ -13,7 +13,7 @@ import numpy as np
 
 from .classify import MIN_CONFIDENCE, CardClassifier
 from .crops import card_crop, order_portrait, rotate_corners
-from .detect import Detection, detect_cards
+from .detect import Detection, _edge_support, detect_cards
 from .labels import back_number
 from .mat import MatLayout, MatView, find_mat
 from .metrics import quad_iou
@@ -24,6 +24,9 @@ OVERSIZE = 1.6  # a quad longer (or larger) than this many typical cards holds t
 TOO_LONG = 1.85  # in a pile picture, a quad this many times longer than wide too (a card is 88/63 = 1.4)
 SURE = 0.85  # a card read under this confidence is read again from slightly different quads
 SECOND_LOOK_GAIN = 0.15  # ... and such a reading replaces the first only if this much surer
+OUTLINE_CHECK_BELOW = 0.95  # a card read less surely than this has its outline checked
+OUTLINE_SUPPORT = 0.5  # an outline with less of its length on the image's edges is checked
+OUTLINE_GAIN = 0.3  # ... and replaced by a turned one this much more on edges, if that reads surely
 TWO_CARDS = 1.4  # an outline this many times a card's area holds two touching cards
 TOUCHING_PENALTY = 0.8  # confidence factor for cards that touch or overlap another one
 # Where the deck lies without a mat (find_target), in card lengths: the T! pile beside it is worth
@@ -111,6 +114,8 @@ class Scanner:
         predictions = [p for p, keep in zip(predictions, sure) if keep]
         detections, predictions = self._grow_inner_outlines(source, detections, predictions)
         detections, predictions = self._second_look(source, detections, predictions, pile)
+        if not pile:
+            detections, predictions = self._check_outlines(source, detections, predictions)
         detections, predictions = self._split_merged(source, detections, predictions, pile)
         if pile:
             detections, predictions = self._fill_gaps(source, detections, predictions)
@@ -276,6 +281,52 @@ class Scanner:
                 detections.append(Detection(quad, 1.0, touching=True))
                 predictions.append(pred)
                 detections[i].touching = True
+        return detections, predictions
+
+    def _check_outlines(self, source: np.ndarray, detections: list[Any], predictions: list[Any]):
+        """A card read well from an outline turned off the card (the angle taken from a diamond
+        printed on the face, or a checked cloth): such an outline lies on few of the image's
+        edges, and a 7-degree-turned numeral can read as the next value. Where an outline has
+        little edge support, the card-shaped quad about it, turned every 15 degrees, that lies
+        clearly more on edges is read, and replaces it if it reads surely and more surely."""
+        accepted = [i for i, p in enumerate(predictions) if _accepted(p)]
+        if len(accepted) < 3:
+            return detections, predictions
+        typical = float(np.median([_sides(detections[i].corners)[1] for i in accepted]))
+        accepted = [i for i in accepted if predictions[i].confidence < OUTLINE_CHECK_BELOW]
+        gray = cv2.cvtColor(source, cv2.COLOR_BGR2GRAY)
+        h, w = gray.shape
+        candidates = []
+        for i in accepted:
+            quad = np.asarray(detections[i].corners, np.float32).reshape(4, 2)
+            centre = quad.mean(axis=0)
+            r = int(typical * 0.8)
+            x0, y0 = max(int(centre[0]) - r, 0), max(int(centre[1]) - r, 0)
+            x1, y1 = min(int(centre[0]) + r, w), min(int(centre[1]) + r, h)
+            if x1 - x0 < 16 or y1 - y0 < 16:
+                continue
+            patch = cv2.GaussianBlur(gray[y0:y1, x0:x1], (5, 5), 0)
+            edges = cv2.dilate(cv2.Canny(patch, 30, 90), np.ones((3, 3), np.uint8))
+            offset = np.array([x0, y0], np.float32)
+            support = _edge_support(edges, quad - offset)
+            if support >= OUTLINE_SUPPORT:
+                continue
+            side = order_portrait(quad)
+            down = (side[3] + side[2] - side[0] - side[1]) / 2
+            angle = float(np.arctan2(down[1], down[0]))
+            turned = [_card_rect(centre, typical, angle + t) for t in TURNS]
+            scored = [(_edge_support(edges, q - offset), q) for q in turned]
+            best_support, best = max(scored, key=lambda x: x[0])
+            if best_support >= support + OUTLINE_GAIN:
+                candidates.append((i, best))
+        if not candidates:
+            return detections, predictions
+        read = self._classify([card_crop(source, q, self.classifier.margin) for _, q in candidates])
+        detections, predictions = list(detections), list(predictions)
+        for (i, quad), pred in zip(candidates, read):
+            if _accepted(pred) and pred.confidence >= max(SURE, predictions[i].confidence):
+                detections[i] = Detection(quad, detections[i].score, touching=detections[i].touching)
+                predictions[i] = pred
         return detections, predictions
 
     def _best_variants(
