@@ -194,10 +194,8 @@ class Scanner:
             return detections, predictions
         frames = {}  # each unsure card's centre, long-side angle and lengths to try
         for i in unsure:
-            quad = order_portrait(detections[i].corners)
-            down = (quad[3] + quad[2] - quad[0] - quad[1]) / 2  # along the long side
-            own = float(np.linalg.norm(down))
-            frames[i] = (quad.mean(axis=0), float(np.arctan2(down[1], down[0])), own, typical or own)
+            centre, angle, own = _placement(detections[i].corners)
+            frames[i] = (centre, angle, own, typical or own)
         # first the same place turned; for those still unsure, places beside it (an outline that
         # straddles two touching cards, across or along them)
         turned = [
@@ -212,11 +210,9 @@ class Scanner:
             guess = detections[i].guess
             if guess is None:
                 continue
-            quad = order_portrait(guess)
-            down = (quad[3] + quad[2] - quad[0] - quad[1]) / 2
-            angle = float(np.arctan2(down[1], down[0]))
-            for length in {float(np.linalg.norm(down))} | ({typical} if typical else set()):
-                turned += [(i, _card_rect(quad.mean(axis=0), length, angle + turn)) for turn in (0.0, np.pi / 2)]
+            centre, angle, own = _placement(guess)
+            for length in {own} | ({typical} if typical else set()):
+                turned += [(i, _card_rect(centre, length, angle + turn)) for turn in (0.0, np.pi / 2)]
         # (a quad moved onto a card already read surely would take that card's reading for this one)
         turned = [(i, q) for i, q in turned if not inside_sure_card(q)]
         best = self._best_variants(source, turned, predictions)
@@ -311,9 +307,7 @@ class Scanner:
             support = _edge_support(edges, quad - offset)
             if support >= OUTLINE_SUPPORT:
                 continue
-            side = order_portrait(quad)
-            down = (side[3] + side[2] - side[0] - side[1]) / 2
-            angle = float(np.arctan2(down[1], down[0]))
+            _, angle, _ = _placement(quad)
             turned = [_card_rect(centre, typical, angle + t) for t in TURNS]
             scored = [(_edge_support(edges, q - offset), q) for q in turned]
             best_support, best = max(scored, key=lambda x: x[0])
@@ -457,6 +451,13 @@ def _drop_nested(detections: list[Any], predictions: list[Any], typical: tuple[f
             ):
                 keep[j if misfit(j) > misfit(i) else i] = False
     return [d for d, k in zip(detections, keep) if k], [p for p, k in zip(predictions, keep) if k]
+
+
+def _placement(corners: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """A quad's centre, the angle of its long side (radians) and that side's length."""
+    quad = order_portrait(corners)
+    down = (quad[3] + quad[2] - quad[0] - quad[1]) / 2  # along the long side
+    return quad.mean(axis=0), float(np.arctan2(down[1], down[0])), float(np.linalg.norm(down))
 
 
 def _card_axes(length: float, angle: float) -> tuple[np.ndarray, np.ndarray]:
