@@ -87,10 +87,12 @@ def _dominant_angle(gray: np.ndarray) -> float | None:
     if float(mag.max()) < 1e-3:
         return None
     angle = np.mod(np.arctan2(gy, gx), np.pi / 2)
-    hist, edges = np.histogram(angle, bins=45, range=(0, np.pi / 2), weights=mag)
+    # a magnitude-weighted histogram of 2-degree bins (bincount: several times faster than np.histogram)
+    bins = np.minimum((angle * (45 / (np.pi / 2))).astype(np.intp), 44)
+    hist = np.bincount(bins.ravel(), weights=mag.ravel(), minlength=45)
     hist = np.convolve(np.concatenate([hist[-2:], hist, hist[:2]]), np.ones(5) / 5, mode="valid")
     peak = int(hist.argmax())
-    return float((edges[peak] + edges[peak + 1]) / 2)
+    return float((peak + 0.5) * (np.pi / 2) / 45)
 
 
 def _rect(centre: np.ndarray, long_side: float, angle: float) -> np.ndarray:
