@@ -17,14 +17,14 @@ from .detect import Detection, _edge_support, detect_cards
 from .labels import back_number
 from .mat import MatLayout, MatView, find_mat
 from .metrics import quad_iou
-from .segment import refine, snap_to_edges
+from .segment import edge_map, refine, snap_to_edges
 
 GAP_CONFIDENCE = 0.75  # a card looked for beside others in a pile (not found by the finder) needs this
 OVERSIZE = 1.6  # a quad longer (or larger) than this many typical cards holds touching cards
 TOO_LONG = 1.85  # in a pile picture, a quad this many times longer than wide too (a card is 88/63 = 1.4)
 SURE = 0.85  # a card read under this confidence is read again from slightly different quads
 SECOND_LOOK_GAIN = 0.15  # ... and such a reading replaces the first only if this much surer
-OUTLINE_CHECK_BELOW = 0.95  # a card read less surely than this has its outline checked
+OUTLINE_CHECK_BELOW = 0.93  # a card read less surely than this has its outline checked
 OUTLINE_SUPPORT = 0.5  # an outline with less of its length on the image's edges is checked
 OUTLINE_GAIN = 0.3  # ... and replaced by a turned one this much more on edges, if that reads surely
 TWO_CARDS = 1.4  # an outline this many times a card's area holds two touching cards
@@ -99,12 +99,13 @@ class Scanner:
         side by side: a card the finder missed between or beside read cards is looked for there."""
         started = time.perf_counter()
         mat = find_mat(frame, self.mat_layout) if self.mat_layout is not None else None
+        edges = edge_map(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
         if self.finder is None:
             detections = detect_cards(frame)
         else:
             # spread cards touch: the classical contours outline groups of them, so a pile picture
             # is read from the finder's blobs alone, each put on its card's edges (also faster)
-            detections = self.finder.find(frame, [] if pile else None)
+            detections = self.finder.find(frame, [] if pile else None, edges)
         source = mat.normalise_colour(frame) if mat is not None else frame
         crops = [card_crop(source, d.corners, self.classifier.margin) for d in detections]
         predictions = self._classify(crops)
@@ -115,7 +116,7 @@ class Scanner:
         detections, predictions = self._grow_inner_outlines(source, detections, predictions)
         detections, predictions = self._second_look(source, detections, predictions, pile)
         if not pile:
-            detections, predictions = self._check_outlines(source, detections, predictions)
+            detections, predictions = self._check_outlines(source, edges, detections, predictions)
         detections, predictions = self._split_merged(source, detections, predictions, pile)
         if pile:
             detections, predictions = self._fill_gaps(source, detections, predictions)
@@ -279,7 +280,7 @@ class Scanner:
                 detections[i].touching = True
         return detections, predictions
 
-    def _check_outlines(self, source: np.ndarray, detections: list[Any], predictions: list[Any]):
+    def _check_outlines(self, source: np.ndarray, edges: np.ndarray, detections: list[Any], predictions: list[Any]):
         """A card read well from an outline turned off the card (the angle taken from a diamond
         printed on the face, or a checked cloth): such an outline lies on few of the image's
         edges, and a 7-degree-turned numeral can read as the next value. Where an outline has
@@ -290,26 +291,15 @@ class Scanner:
             return detections, predictions
         typical = float(np.median([_sides(detections[i].corners)[1] for i in accepted]))
         accepted = [i for i in accepted if predictions[i].confidence < OUTLINE_CHECK_BELOW]
-        gray = cv2.cvtColor(source, cv2.COLOR_BGR2GRAY)
-        h, w = gray.shape
         candidates = []
         for i in accepted:
             quad = np.asarray(detections[i].corners, np.float32).reshape(4, 2)
-            centre = quad.mean(axis=0)
-            r = int(typical * 0.8)
-            x0, y0 = max(int(centre[0]) - r, 0), max(int(centre[1]) - r, 0)
-            x1, y1 = min(int(centre[0]) + r, w), min(int(centre[1]) + r, h)
-            if x1 - x0 < 16 or y1 - y0 < 16:
-                continue
-            patch = cv2.GaussianBlur(gray[y0:y1, x0:x1], (5, 5), 0)
-            edges = cv2.dilate(cv2.Canny(patch, 30, 90), np.ones((3, 3), np.uint8))
-            offset = np.array([x0, y0], np.float32)
-            support = _edge_support(edges, quad - offset)
+            support = _edge_support(edges, quad)
             if support >= OUTLINE_SUPPORT:
                 continue
-            _, angle, _ = _placement(quad)
+            centre, angle, _ = _placement(quad)
             turned = [_card_rect(centre, typical, angle + t) for t in TURNS]
-            scored = [(_edge_support(edges, q - offset), q) for q in turned]
+            scored = [(_edge_support(edges, q), q) for q in turned]
             best_support, best = max(scored, key=lambda x: x[0])
             if best_support >= support + OUTLINE_GAIN:
                 candidates.append((i, best))

@@ -27,6 +27,11 @@ WEAK_THRESHOLD = 0.5  # ... and over which it may be: looked at only if the clas
 THRESHOLD = 0.85  # probability over which a pixel is inside a card (higher: touching cards split)
 
 
+def edge_map(gray: np.ndarray) -> np.ndarray:
+    """The image's edges (Canny, thickened by a pixel) on which a card's outline should lie."""
+    return cv2.dilate(cv2.Canny(cv2.GaussianBlur(gray, (5, 5), 0), 30, 90), np.ones((3, 3), np.uint8))
+
+
 def input_size(w: int, h: int, width: int = INPUT_WIDTH) -> tuple[int, int]:
     """The network's input size for a w x h frame: ``width`` wide, height a multiple of 16."""
     height = max(64, int(round(h * width / w / 16)) * 16)
@@ -274,7 +279,11 @@ class CardFinder:
         logits = self.session.run(None, {"frames": x.transpose(2, 0, 1)[None]})[0][0, 0]
         return 1 / (1 + np.exp(-logits))
 
-    def find(self, frame: np.ndarray, classical: list[Detection] | None = None) -> list[Detection]:
+    def find(
+        self, frame: np.ndarray, classical: list[Detection] | None = None, edges: np.ndarray | None = None
+    ) -> list[Detection]:
+        """The cards in ``frame``; ``classical``: the classical detector's cards (found here when
+        None), ``edges``: ``edge_map`` of the frame when the caller has it already."""
         h, w = frame.shape[:2]
         prob = self.probabilities(frame)
         oh, ow = prob.shape
@@ -283,7 +292,8 @@ class CardFinder:
         if classical is None:
             classical = detect_cards(frame)
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        edges = cv2.dilate(cv2.Canny(cv2.GaussianBlur(gray, (5, 5), 0), 30, 90), np.ones((3, 3), np.uint8))
+        if edges is None:
+            edges = edge_map(gray)
         # cards of one frame are about the same size: the blobs' median gives it
         sizes = [np.sqrt(len(pts) * scale[0] * scale[1] * CARD_ASPECT) / SHRINK for pts, _ in blobs]
         typical = float(np.median(sizes)) if sizes else 0.0
