@@ -163,11 +163,15 @@ def test_the_deck_is_the_back_beside_the_tweak_pile_in_the_middle_not_a_won_pile
     from scanner.pipeline import find_target
 
     centre = [_card_at("red-5", 500, 420), _card_at("green-2", 580, 420)]
-    won_pile = _card_at("back-10", 430, 420)  # a player's pile, right beside the centre cards
+    won_pile = _card_at("back-10", 450, 420)  # a player's pile, right beside the centre cards
     deck, tweak_pile = _card_at("back-8", 560, 250, 0.7), _card_at("tweak-back", 640, 250)
     deck.touching = tweak_pile.touching = True  # confidence marked down for touching: 0.7 read 0.875
     assert find_target([*centre, won_pile, deck, tweak_pile], (1280, 720)) == 8
     assert find_target([*centre, won_pile, deck]) == 10  # no T! pile, no frame: nearest the centre cards
+    # the T! pile's own reading marked down for touching the deck (0.7 -> 0.56) still marks it
+    marked_down = _card_at("tweak-back", 640, 250, 0.56)
+    marked_down.touching = True
+    assert find_target([*centre, won_pile, deck, marked_down], (1280, 720)) == 8
     # the camera hangs over the middle: a back at the frame's edge is a won pile
     edge = _card_at("back-9", 1180, 640)
     assert find_target([_card_at("red-5", 900, 500), edge, _card_at("back-7", 640, 360)], (1280, 720)) == 7
