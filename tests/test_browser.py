@@ -29,10 +29,24 @@ def server(tmp_path):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     srv = create_server(app, host="127.0.0.1", port=port, threads=16)
-    thread = threading.Thread(target=srv.run, daemon=True)
+    stopping = threading.Event()
+
+    def run() -> None:
+        try:
+            srv.run()
+        except OSError:  # its sockets closed under its select() by the teardown below
+            if not stopping.is_set():
+                raise
+
+    thread = threading.Thread(target=run, daemon=True)
     thread.start()
     yield app, f"http://127.0.0.1:{port}"
+    # open live streams end first, then the workers, then the server (no write to a closed socket)
+    get_service(app).hub.close()
+    srv.task_dispatcher.shutdown(timeout=5)
+    stopping.set()
     srv.close()
+    thread.join(timeout=5)
 
 
 @pytest.fixture

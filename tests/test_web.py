@@ -233,6 +233,23 @@ def test_stream_sends_versions(app, referee):
     assert referee.client.get("/api/matches/999/stream").status_code == 404
 
 
+def test_live_streams_end_when_the_server_stops(app, referee):
+    """A phone's live stream waits for news; when the server stops (the hub closes) it ends at
+    once instead of writing to a closed server later."""
+    import threading
+    import time
+
+    match_id = new_match(referee)
+    app.config.update(STREAM_TIMEOUT=30.0, KEEPALIVE=30.0)
+    closer = threading.Timer(0.3, get_service(app).hub.close)
+    closer.start()
+    started = time.monotonic()
+    body = referee.client.get(f"/api/matches/{match_id}/stream").get_data(as_text=True)
+    assert time.monotonic() - started < 5  # not the 30 s of the stream's timeout
+    assert body.startswith("data: ")  # the version it was opened with, then the end
+    assert get_service(app).hub.wait(match_id, 99, 30.0) is None  # no stream waits again
+
+
 def test_unknown_routes_and_methods_are_4xx(app):
     client = app.test_client()
     assert client.get("/api/nothing").status_code == 404

@@ -184,8 +184,10 @@ def stream(match_id: int):
             seen = live.version
             yield f"data: {json.dumps({'version': seen, 'at': live.updated})}\n\n"
         end = time.monotonic() + timeout
-        while time.monotonic() < end:
+        while time.monotonic() < end and not svc.hub.closed:
             news = svc.hub.wait(match_id, seen, min(keepalive, max(0.0, end - time.monotonic())))
+            if news is None and svc.hub.closed:
+                return  # the server is stopping
             if news is None:
                 yield ": keepalive\n\n"
                 continue

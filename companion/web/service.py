@@ -154,6 +154,13 @@ class Hub:
     def __init__(self) -> None:
         self._cond = threading.Condition()
         self._versions: dict[int, tuple[int, float]] = {}
+        self.closed = False
+
+    def close(self) -> None:
+        """The server is stopping: every waiting stream wakes and ends (none waits again)."""
+        with self._cond:
+            self.closed = True
+            self._cond.notify_all()
 
     def publish(self, match_id: int, version: int, at: float) -> None:
         with self._cond:
@@ -161,10 +168,11 @@ class Hub:
             self._cond.notify_all()
 
     def wait(self, match_id: int, seen: int, timeout: float) -> tuple[int, float] | None:
-        """The match's (version, time) once it is newer than ``seen``, or None after ``timeout``."""
+        """The match's (version, time) once it is newer than ``seen``, or None after ``timeout``
+        (at once once the hub is closed)."""
         deadline = time.monotonic() + timeout
         with self._cond:
-            while True:
+            while not self.closed:
                 current = self._versions.get(match_id)
                 if current is not None and current[0] > seen:
                     return current
@@ -172,6 +180,7 @@ class Hub:
                 if left <= 0:
                     return None
                 self._cond.wait(left)
+            return None
 
 
 def _card(value: Any, field_name: str) -> Card:
