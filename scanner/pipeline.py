@@ -99,13 +99,14 @@ class Scanner:
         side by side: a card the finder missed between or beside read cards is looked for there."""
         started = time.perf_counter()
         mat = find_mat(frame, self.mat_layout) if self.mat_layout is not None else None
-        edges = edge_map(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        edges = edge_map(gray)
         if self.finder is None:
             detections = detect_cards(frame)
         else:
             # spread cards touch: the classical contours outline groups of them, so a pile picture
             # is read from the finder's blobs alone, each put on its card's edges (also faster)
-            detections = self.finder.find(frame, [] if pile else None, edges)
+            detections = self.finder.find(frame, [] if pile else None, gray, edges)
         source = mat.normalise_colour(frame) if mat is not None else frame
         crops = [card_crop(source, d.corners, self.classifier.margin) for d in detections]
         predictions = self._classify(crops)

@@ -280,10 +280,14 @@ class CardFinder:
         return 1 / (1 + np.exp(-logits))
 
     def find(
-        self, frame: np.ndarray, classical: list[Detection] | None = None, edges: np.ndarray | None = None
+        self,
+        frame: np.ndarray,
+        classical: list[Detection] | None = None,
+        gray: np.ndarray | None = None,
+        edges: np.ndarray | None = None,
     ) -> list[Detection]:
         """The cards in ``frame``; ``classical``: the classical detector's cards (found here when
-        None), ``edges``: ``edge_map`` of the frame when the caller has it already."""
+        None); ``gray``, ``edges``: the frame in grey and its ``edge_map``, when the caller has them."""
         h, w = frame.shape[:2]
         prob = self.probabilities(frame)
         oh, ow = prob.shape
@@ -291,7 +295,8 @@ class CardFinder:
         scale = np.array([w / ow, h / oh], np.float32)
         if classical is None:
             classical = detect_cards(frame)
-        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        if gray is None:
+            gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         if edges is None:
             edges = edge_map(gray)
         # cards of one frame are about the same size: the blobs' median gives it

@@ -184,9 +184,9 @@ def stream(match_id: int):
             seen = live.version
             yield f"data: {json.dumps({'version': seen, 'at': live.updated})}\n\n"
         end = time.monotonic() + timeout
-        while time.monotonic() < end and not svc.hub.closed:
+        while time.monotonic() < end:
             news = svc.hub.wait(match_id, seen, min(keepalive, max(0.0, end - time.monotonic())))
-            if news is None and svc.hub.closed:
+            if svc.hub.closed:
                 return  # the server is stopping
             if news is None:
                 yield ": keepalive\n\n"
