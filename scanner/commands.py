@@ -31,6 +31,12 @@ def _render(args: argparse.Namespace) -> int:
 def _train(args: argparse.Namespace) -> int:
     from .train import train
 
+    if not 0 <= args.harsh_share <= 1:
+        print(f"tweak train: --harsh-share {args.harsh_share}: give a share of the scenes, 0 to 1", file=sys.stderr)
+        return 2
+    if args.head < 8:
+        print(f"tweak train: --head {args.head}: the last blocks need at least 8 channels", file=sys.stderr)
+        return 2
     train(
         Path(args.out),
         seed=args.seed,

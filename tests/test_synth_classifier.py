@@ -192,3 +192,15 @@ def test_virtual_camera_shows_the_game_state():
     result = load_scanner().scan(first.image)
     seen = sorted(c.label for c in result.cards if c.label in labels)
     assert len(seen) >= 3
+
+
+@pytest.mark.parametrize(("option", "value"), [("--harsh-share", "1.5"), ("--harsh-share", "-0.1"), ("--head", "0")])
+def test_cli_train_refuses_a_bad_recipe_before_any_work(tmp_path, option, value):
+    result = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "train", "--out", str(tmp_path), option, value],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2 and option in result.stderr and "Traceback" not in result.stderr
+    assert not any(tmp_path.iterdir())  # nothing rendered, nothing written
