@@ -34,6 +34,9 @@ class Detection:
     # scanner keeps it if it reads as the same card)
     outer: np.ndarray | None = None
     weak: bool = False  # found where the learned finder is unsure: kept only if read surely
+    # how well the learned finder's pixels agree on the card's angle (0-1; 0: not known): where they
+    # agree, the scanner does not try the card turned
+    angle_agreement: float = 0.0
 
     @property
     def area(self) -> float:

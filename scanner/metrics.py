@@ -42,3 +42,11 @@ def expected_cards(truth: dict, max_occluded: float = 0.25) -> tuple[list[dict],
         else:
             required.append(card)
     return required, optional
+
+
+def target_in_view(truth: dict, max_occluded: float = 0.25) -> bool:
+    """Whether the card that shows the target (the deck's top back, or the blue card lying in its
+    place) is in view as :func:`expected_cards` requires a card to be: a deck under a hand or cut by
+    the frame cannot be read, and the tracker waits for a clear table."""
+    required, _ = expected_cards(truth, max_occluded)
+    return any(card["role"] in ("deck", "special") for card in required)

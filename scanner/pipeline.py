@@ -4,6 +4,7 @@ cards with labels, corners from the printed top-left, confidence, zone, and the 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ SECOND_LOOK_GAIN = 0.15  # ... and such a reading replaces the first only if thi
 OUTLINE_CHECK_BELOW = 0.93  # a card read less surely than this has its outline checked
 OUTLINE_SUPPORT = 0.5  # an outline with less of its length on the image's edges is checked
 OUTLINE_GAIN = 0.3  # ... and replaced by a turned one this much more on edges, if that reads surely
+ANGLE_SURE = 0.97  # a card whose angle the finder's votes agree on this well is not turned by the second look
 TWO_CARDS = 1.4  # an outline this many times a card's area holds two touching cards
 TOUCHING_PENALTY = 0.8  # confidence factor for cards that touch or overlap another one
 # Where the deck lies without a mat (find_target), in card lengths: the T! pile beside it is worth
@@ -40,6 +42,7 @@ MIDDLE_WEIGHT = 0.5
 TURNS = tuple(np.deg2rad(np.arange(0, 180, 15)))
 NEAR_TURNS = (0.0, np.pi / 2, np.deg2rad(8), -np.deg2rad(8))
 FIRST_TURNS = TURNS[::3]  # 0, 45, 90 and 135 degrees: tried first
+STEADY_TURNS = (0.0, np.deg2rad(8), -np.deg2rad(8))  # for a card whose angle the finder is sure of
 
 
 @dataclass
@@ -100,13 +103,22 @@ class Scanner:
         started = time.perf_counter()
         mat = find_mat(frame, self.mat_layout) if self.mat_layout is not None else None
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        edges = edge_map(gray)
+        # the edge map serves the older finder and the outline check: made once, only if needed
+        edges: list[np.ndarray] = []
+
+        def edge_map_once() -> np.ndarray:
+            if not edges:
+                edges.append(edge_map(gray))
+            return edges[0]
+
         if self.finder is None:
             detections = detect_cards(frame)
         else:
             # spread cards touch: the classical contours outline groups of them, so a pile picture
             # is read from the finder's blobs alone, each put on its card's edges (also faster)
-            detections = self.finder.find(frame, [] if pile else None, gray, edges)
+            detections = self.finder.find(
+                frame, [] if pile else None, gray, None if self.finder.has_geometry else edge_map_once()
+            )
         source = mat.normalise_colour(frame) if mat is not None else frame
         crops = [card_crop(source, d.corners, self.classifier.margin) for d in detections]
         predictions = self._classify(crops)
@@ -117,7 +129,7 @@ class Scanner:
         detections, predictions = self._grow_inner_outlines(source, detections, predictions)
         detections, predictions = self._second_look(source, detections, predictions, pile)
         if not pile:
-            detections, predictions = self._check_outlines(source, edges, detections, predictions)
+            detections, predictions = self._check_outlines(source, edge_map_once, detections, predictions)
         detections, predictions = self._split_merged(source, detections, predictions, pile)
         if pile:
             detections, predictions = self._fill_gaps(source, detections, predictions)
@@ -170,8 +182,10 @@ class Scanner:
         across the card, the angle off, a partly hidden card outlined short, an outline straddling
         two touching cards): read it again as card-shaped quads at the same place, turned, at its
         own size and the size of the cards read surely in the frame, then beside that place, and
-        keep the reading that is clearly surer (put back on the card's edges). ``pile``: quads far
-        longer than a card are left to ``_split_merged``."""
+        keep the reading that is clearly surer (put back on the card's edges). A card whose angle
+        the finder is sure of (``Detection.angle_agreement``) is not turned: turned off a card
+        outlined well, a blurred or tinted numeral can read surely as the next value. ``pile``:
+        quads far longer than a card are left to ``_split_merged``."""
         sure_quads = [
             np.asarray(d.corners, np.float32).reshape(4, 2)
             for d, p in zip(detections, predictions)
@@ -194,17 +208,23 @@ class Scanner:
         ]
         if not unsure:
             return detections, predictions
+
+        def readable(variants: list[tuple[int, np.ndarray]]) -> list[tuple[int, np.ndarray]]:
+            return [(i, q) for i, q in variants if not inside_sure_card(q)]
+
         frames = {}  # each unsure card's centre, long-side angle and lengths to try
         for i in unsure:
             centre, angle, own = _placement(detections[i].corners)
             frames[i] = (centre, angle, own, typical or own)
         # first the same place turned; for those still unsure, places beside it (an outline that
         # straddles two touching cards, across or along them)
+        # (a card whose angle the finder is sure of: only a little either way, at both sizes)
+        steady = {i for i in unsure if detections[i].angle_agreement >= ANGLE_SURE}
         turned = [
             (i, _card_rect(centre, length, angle + turn))
             for i, (centre, angle, own, size) in frames.items()
             for length, turns in ((own, NEAR_TURNS), (size, FIRST_TURNS))
-            for turn in turns
+            for turn in (STEADY_TURNS if i in steady else turns)
         ]
         # the finder's own guess at the blob, before the fit to the edges (which a checked cloth or
         # a touching card can pull astray): its place, both ways round
@@ -214,21 +234,23 @@ class Scanner:
                 continue
             centre, angle, own = _placement(guess)
             for length in {own} | ({typical} if typical else set()):
-                turned += [(i, _card_rect(centre, length, angle + turn)) for turn in (0.0, np.pi / 2)]
+                turned += [
+                    (i, _card_rect(centre, length, angle + turn))
+                    for turn in ((0.0,) if i in steady else (0.0, np.pi / 2))
+                ]
         # (a quad moved onto a card already read surely would take that card's reading for this one)
-        turned = [(i, q) for i, q in turned if not inside_sure_card(q)]
-        best = self._best_variants(source, turned, predictions)
+        best = self._best_variants(source, readable(turned), predictions)
         # still unsure: the other angles (the few hard cards, not every unsure one, pay for these;
         # not in a pile picture, where many cards are unsure and a quad at the wrong angle is rarer
         # than one across two cards)
         swept = [
             (i, _card_rect(centre, size, angle + turn))
             for i, (centre, angle, _, size) in frames.items()
-            if i not in best and not pile
+            if i not in best and i not in steady and not pile
             for turn in TURNS
             if turn not in FIRST_TURNS
         ]
-        best.update(self._best_variants(source, [(i, q) for i, q in swept if not inside_sure_card(q)], predictions))
+        best.update(self._best_variants(source, readable(swept), predictions))
         if typical is not None:  # (a card's size is needed to tell an outline straddling two)
             shifted = [
                 (i, _card_rect(centre + shift, typical, angle + turn))
@@ -237,8 +259,7 @@ class Scanner:
                 for turn in (0.0, np.pi / 2)
                 for shift in _shifts(typical, angle + turn)
             ]
-            shifted = [(i, q) for i, q in shifted if not inside_sure_card(q)]
-            best.update(self._best_variants(source, shifted, predictions))
+            best.update(self._best_variants(source, readable(shifted), predictions))
         # two unsure outlines can be moved onto one card (an outline straddling two touching cards
         # and the outline of one of them): the one that moved least keeps it, the other stays as it
         # was (for _split_merged to cut)
@@ -281,17 +302,23 @@ class Scanner:
                 detections[i].touching = True
         return detections, predictions
 
-    def _check_outlines(self, source: np.ndarray, edges: np.ndarray, detections: list[Any], predictions: list[Any]):
+    def _check_outlines(
+        self, source: np.ndarray, edge_map_once: Callable[[], np.ndarray], detections: list[Any], predictions: list[Any]
+    ):
         """A card read well from an outline turned off the card (the angle taken from a diamond
         printed on the face, or a checked cloth): such an outline lies on few of the image's
         edges, and a 7-degree-turned numeral can read as the next value. Where an outline has
         little edge support, the card-shaped quad about it, turned every 15 degrees, that lies
-        clearly more on edges is read, and replaces it if it reads surely and more surely."""
+        clearly more on edges is read, and replaces it if it reads surely and more surely.
+        ``edge_map_once``: gives the frame's ``edge_map`` (made on the first call)."""
         accepted = [i for i, p in enumerate(predictions) if _accepted(p)]
         if len(accepted) < 3:
             return detections, predictions
         typical = float(np.median([_sides(detections[i].corners)[1] for i in accepted]))
         accepted = [i for i in accepted if predictions[i].confidence < OUTLINE_CHECK_BELOW]
+        if not accepted:
+            return detections, predictions
+        edges = edge_map_once()
         candidates = []
         for i in accepted:
             quad = np.asarray(detections[i].corners, np.float32).reshape(4, 2)

@@ -57,6 +57,74 @@ def interior_mask(
     return target, weight
 
 
+#: the geometry head's channels at each inner pixel of a card (output-map pixels): the offset to the
+#: card's centre / GEOMETRY_OFFSET, the long side's direction doubled (cos 2a, sin 2a: a card turned
+#: half a turn is the same card), and log(long side / GEOMETRY_LENGTH), log(short side / GEOMETRY_LENGTH)
+GEOMETRY_CHANNELS = 6
+GEOMETRY_OFFSET = 8.0
+GEOMETRY_LENGTH = 16.0
+
+
+def card_geometry(quad: np.ndarray) -> tuple[np.ndarray, float, float, float]:
+    """A card quad's centre, long-side angle (radians, modulo pi) and long and short side lengths."""
+    quad = np.asarray(quad, np.float32).reshape(4, 2)
+    sides = np.roll(quad, -1, axis=0) - quad  # 0->1, 1->2, 2->3, 3->0
+    lengths = np.linalg.norm(sides, axis=1)
+    first, second = 0.5 * (lengths[0] + lengths[2]), 0.5 * (lengths[1] + lengths[3])
+    # the long pair's direction, averaged over its two (opposite) sides
+    along = sides[1] - sides[3] if second >= first else sides[0] - sides[2]
+    angle = float(np.arctan2(along[1], along[0]) % np.pi)
+    return quad.mean(axis=0), angle, float(max(first, second)), float(min(first, second))
+
+
+def geometry_target(
+    truth_cards: list[dict], frame_size: tuple[int, int], out_size: tuple[int, int], max_occluded: float = 0.25
+) -> tuple[np.ndarray, np.ndarray]:
+    """Training target of the geometry head (``GEOMETRY_CHANNELS`` x h x w) and where it counts
+    (the inner part of each card mostly in view; a card drawn later, on top, wins)."""
+    fw, fh = frame_size
+    ow, oh = out_size
+    scale = np.array([ow / fw, oh / fh], np.float32)
+    target = np.zeros((GEOMETRY_CHANNELS, oh, ow), np.float32)
+    mask = np.zeros((oh, ow), np.uint8)
+    ys, xs = np.mgrid[0:oh, 0:ow].astype(np.float32) + 0.5
+    for card in truth_cards:
+        if card["occluded"] > max_occluded:
+            continue
+        quad = np.array(card["corners"], np.float32) * scale
+        centre, angle, long_side, short_side = card_geometry(quad)
+        inner = np.zeros((oh, ow), np.uint8)
+        cv2.fillConvexPoly(inner, np.round(_grow(quad, SHRINK)).astype(np.int32), 1)
+        where = inner > 0
+        target[0][where] = (centre[0] - xs[where]) / GEOMETRY_OFFSET
+        target[1][where] = (centre[1] - ys[where]) / GEOMETRY_OFFSET
+        target[2][where] = np.cos(2 * angle)
+        target[3][where] = np.sin(2 * angle)
+        target[4][where] = np.log(max(long_side, 1.0) / GEOMETRY_LENGTH)
+        target[5][where] = np.log(max(short_side, 1.0) / GEOMETRY_LENGTH)
+        mask[where] = 1
+    return target, mask
+
+
+def decode_geometry(geometry: np.ndarray, pts: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, float]:
+    """The card quad (output-map pixels) a blob's pixels ``pts`` (x, y of pixel centres) vote for,
+    each vote weighted (by the pixel's probability of being inside a card), and how well the votes
+    agree on its angle (the length of their mean direction: 1 when all agree, surely)."""
+    xi, yi = pts[:, 0].astype(int), pts[:, 1].astype(int)
+    g = geometry[:, yi, xi]
+    w = weights / max(float(weights.sum()), 1e-6)
+    votes = pts + g[:2].T * GEOMETRY_OFFSET  # each pixel's card centre
+    centre = (votes * w[:, None]).sum(axis=0).astype(np.float32)
+    direction = np.array([(g[2] * w).sum(), (g[3] * w).sum()])
+    angle = 0.5 * float(np.arctan2(direction[1], direction[0]))
+    long_side = GEOMETRY_LENGTH * float(np.exp((g[4] * w).sum()))
+    short_side = GEOMETRY_LENGTH * float(np.exp((g[5] * w).sum()))
+    along = np.array([np.cos(angle), np.sin(angle)], np.float32) * long_side / 2
+    across = np.array([-np.sin(angle), np.cos(angle)], np.float32) * short_side / 2
+    corners = [centre - across - along, centre + across - along, centre + across + along, centre - across + along]
+    return np.array(corners, np.float32), min(1.0, float(np.hypot(*direction)))
+
+
 def refine(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """Put a rough quad on the card's real edges: OpenCV's contour search in a region around it,
     with thresholds that adapt to that region (a white card on a white mat, a black back on a
@@ -271,13 +339,24 @@ class CardFinder:
         options.inter_op_num_threads = 1
         self.session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
 
-    def probabilities(self, frame: np.ndarray) -> np.ndarray:
+    @property
+    def has_geometry(self) -> bool:
+        """Whether the network also says where each card lies (version 2): no outline search then."""
+        return "geometry" in self.meta
+
+    def run(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """The network's map of inner card parts (probabilities) and, for a version-2 finder, its
+        geometry map (``GEOMETRY_CHANNELS`` x h x w), both at the output's reduced resolution."""
         h, w = frame.shape[:2]
         size = input_size(w, h, int(self.meta.get("input_width", INPUT_WIDTH)))
         small = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
         x = (small.astype(np.float32) / 255.0 - 0.5) / 0.25
-        logits = self.session.run(None, {"frames": x.transpose(2, 0, 1)[None]})[0][0, 0]
-        return 1 / (1 + np.exp(-logits))
+        outputs = self.session.run(None, {"frames": x.transpose(2, 0, 1)[None]})
+        prob = 1 / (1 + np.exp(-outputs[0][0, 0]))
+        return prob, (outputs[1][0] if len(outputs) > 1 else None)
+
+    def probabilities(self, frame: np.ndarray) -> np.ndarray:
+        return self.run(frame)[0]
 
     def find(
         self,
@@ -289,7 +368,11 @@ class CardFinder:
         """The cards in ``frame``; ``classical``: the classical detector's cards (found here when
         None); ``gray``, ``edges``: the frame in grey and its ``edge_map``, when the caller has them."""
         h, w = frame.shape[:2]
-        prob = self.probabilities(frame)
+        prob, geometry = self.run(frame)
+        if geometry is not None:
+            if gray is None:
+                gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+            return _mark_touching(_cards_from_geometry(prob, geometry, gray, (w, h)))
         oh, ow = prob.shape
         blobs = _split_blobs(prob)
         scale = np.array([w / ow, h / oh], np.float32)
@@ -330,12 +413,7 @@ class CardFinder:
                 angle = float(np.arctan2(side[1], side[0]))
                 grown = [_rect(quad.mean(axis=0), long_side, a) for a in (angle, angle + np.pi / 2)]
                 outer = max(grown, key=lambda q: _edge_support(edges, q))
-            if (
-                (quad[:, 0] < CUT_MARGIN).any()
-                or (quad[:, 1] < CUT_MARGIN).any()
-                or (quad[:, 0] > w - 1 - CUT_MARGIN).any()
-                or (quad[:, 1] > h - 1 - CUT_MARGIN).any()
-            ):
+            if _is_cut(quad, (w, h)):
                 continue  # cut by the frame's edge
             found.append(
                 Detection(
@@ -346,8 +424,90 @@ class CardFinder:
                     weak=weak,
                 )
             )
-        for i, a in enumerate(found):
-            for b in found[i + 1 :]:
-                if _iou(_grow(a.corners, 1.04), _grow(b.corners, 1.04)) > 0:
-                    a.touching = b.touching = True
-        return found
+        return _mark_touching(found)
+
+
+def _mark_touching(found: list[Detection]) -> list[Detection]:
+    for i, a in enumerate(found):
+        for b in found[i + 1 :]:
+            if _iou(_grow(a.corners, 1.04), _grow(b.corners, 1.04)) > 0:
+                a.touching = b.touching = True
+    return found
+
+
+def _is_cut(quad: np.ndarray, size: tuple[int, int]) -> bool:
+    w, h = size
+    return bool(
+        (quad[:, 0] < CUT_MARGIN).any()
+        or (quad[:, 1] < CUT_MARGIN).any()
+        or (quad[:, 0] > w - 1 - CUT_MARGIN).any()
+        or (quad[:, 1] > h - 1 - CUT_MARGIN).any()
+    )
+
+
+SAME_CARD = 0.6  # two blobs whose quads overlap this much (IoU) voted for one card
+
+
+def _vote_groups(pts: np.ndarray, votes: np.ndarray) -> list[np.ndarray]:
+    """A blob's pixels grouped by the card they vote for: touching cards whose inner parts ran
+    together still vote for two centres. ``votes``: each pixel's centre, long and short side (map
+    pixels); a blob holding k cards' worth of inner area is cut in k by k-means on the centres."""
+    inner_area = float(np.median(votes[:, 2] * votes[:, 3])) * SHRINK * SHRINK
+    k = int(round(len(pts) / inner_area)) if inner_area > 0 else 1
+    if k < 2 or len(pts) < 6 * k:
+        return [np.arange(len(pts))]
+    k = min(k, 6)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.1)
+    cv2.setRNGSeed(0)  # k-means starts from random centres: the same frame gives the same cards
+    _, labels, _ = cv2.kmeans(votes[:, :2].astype(np.float32), k, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
+    labels = labels.ravel()
+    return [np.nonzero(labels == j)[0] for j in range(k) if (labels == j).any()]
+
+
+def _cards_from_geometry(
+    prob: np.ndarray, geometry: np.ndarray, gray: np.ndarray, size: tuple[int, int]
+) -> list[Detection]:
+    """Cards from a version-2 finder's maps: each blob of inner card votes, pixel by pixel, for
+    its card's centre, angle and size; the quad they agree on is put on the card's edges
+    (``snap_to_edges``). No contour search: a card costs a few array operations."""
+    w, h = size
+    oh, ow = prob.shape
+    scale = np.array([w / ow, h / oh], np.float32)
+    strong = _components(prob > THRESHOLD)
+    blobs = [(pts, False) for pts in strong] + [(pts, True) for pts, _ in _weak_blobs(prob, [(b, 0.0) for b in strong])]
+    # quad (map px), votes, mean probability, weak, agreement on the angle
+    voted: list[tuple[np.ndarray, float, float, bool, float]] = []
+    for pts, weak in blobs:
+        xi, yi = pts[:, 0].astype(int), pts[:, 1].astype(int)
+        weights = prob[yi, xi]
+        g = geometry[:, yi, xi]
+        votes = np.stack(
+            [
+                pts[:, 0] + g[0] * GEOMETRY_OFFSET,
+                pts[:, 1] + g[1] * GEOMETRY_OFFSET,
+                GEOMETRY_LENGTH * np.exp(g[4]),
+                GEOMETRY_LENGTH * np.exp(g[5]),
+            ],
+            axis=1,
+        )
+        for group in _vote_groups(pts, votes):
+            if len(group) < 6:
+                continue
+            quad, agreement = decode_geometry(geometry, pts[group], weights[group])
+            voted.append((quad, float(weights[group].sum()), float(weights[group].mean()), weak, agreement))
+    # pieces of one card's inner part (split by a shadow, a hand) vote for the same card: keep one
+    voted.sort(key=lambda v: -v[1])
+    kept: list[tuple[np.ndarray, float, float, bool, float]] = []
+    for v in voted:
+        if all(_iou(v[0], k[0]) < SAME_CARD for k in kept):
+            kept.append(v)
+    found = []
+    for quad, _, score, weak, agreement in kept:
+        guess = quad * scale
+        quad = snap_to_edges(gray, guess)  # (a card lying whole near the frame's edge: its sides tell)
+        if _is_cut(quad, size):
+            continue
+        found.append(
+            Detection(order_portrait(quad), score, guess=order_portrait(guess), weak=weak, angle_agreement=agreement)
+        )
+    return found

@@ -9,16 +9,19 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .segment import INPUT_WIDTH, input_size, interior_mask
+from .segment import GEOMETRY_CHANNELS, INPUT_WIDTH, geometry_target, input_size, interior_mask
 from .synth.table import render_table
 
 FINDER_SEED_BASE = 20_000_000
 
 
+GEOMETRY_WEIGHT = 1.0  # the geometry head's loss beside the inner-card mask's
 PILE_SHARE = 4  # one scene in PILE_SHARE is a won pile spread out, cards touching (scanner.piles)
 
 
-def _sample(seed: int, width: int = INPUT_WIDTH, piles: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _sample(seed: int, width: int = INPUT_WIDTH, piles: bool = False) -> tuple[np.ndarray, ...]:
+    """One rendered scene: the network's input, the inner-card target and its loss weight, and the
+    geometry head's target (float16, to keep thousands of scenes in memory) and where it counts."""
     if piles and seed % PILE_SHARE == 1:
         import random
 
@@ -32,8 +35,10 @@ def _sample(seed: int, width: int = INPUT_WIDTH, piles: bool = False) -> tuple[n
     size = input_size(truth["width"], truth["height"], width)
     image = cv2.resize(rendered.image, size, interpolation=cv2.INTER_AREA)
     out = (size[0] // 2, size[1] // 2)
-    target, weight = interior_mask(truth["cards"], (truth["width"], truth["height"]), out)
-    return image, target, weight
+    frame_size = (truth["width"], truth["height"])
+    target, weight = interior_mask(truth["cards"], frame_size, out)
+    geometry, counts = geometry_target(truth["cards"], frame_size, out)
+    return image, target, weight, geometry.astype(np.float16), counts
 
 
 def make_model(torch):
@@ -53,6 +58,11 @@ def make_model(torch):
             self.up3 = nn.Sequential(nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False), conv(48, 24))
             self.up2 = nn.Sequential(nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False), conv(48, 16))
             self.head = nn.Conv2d(32, 1, 1)
+            # where each inner pixel's card lies (its centre, angle and size): the quad without a
+            # search. Pointwise layers: a 3x3 convolution at this resolution would double the cost
+            self.geometry = nn.Sequential(
+                nn.Conv2d(32, 32, 1), nn.ReLU(inplace=True), nn.Conv2d(32, GEOMETRY_CHANNELS, 1)
+            )
 
         def forward(self, x):
             d1 = self.down1(x)
@@ -60,7 +70,7 @@ def make_model(torch):
             d3 = self.down3(d2)
             u2 = torch.cat([self.up3(d3), d2], 1)
             u1 = torch.cat([self.up2(u2), d1], 1)
-            return self.head(u1)
+            return self.head(u1), self.geometry(u1)
 
     return Finder()
 
@@ -88,7 +98,8 @@ def train_finder(
         samples = pool.starmap(_sample, [(i, width, piles) for i in range(first, first + scenes)], chunksize=8)
     log(f"{scenes} scenes rendered in {time.perf_counter() - started:.0f} s; training...")
     by_size: dict[tuple, list[int]] = {}
-    for i, (image, _, _) in enumerate(samples):
+    for i, sample in enumerate(samples):
+        image = sample[0]
         by_size.setdefault(image.shape, []).append(i)
     model = make_model(torch)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
@@ -110,8 +121,12 @@ def train_finder(
             x = (x - 0.5) / 0.25
             y = torch.from_numpy(np.stack([samples[i][1] for i in b])).float()[:, None]
             w = torch.from_numpy(np.stack([samples[i][2] for i in b]))[:, None]
-            logits = model(x)
+            g = torch.from_numpy(np.stack([samples[i][3] for i in b])).float()
+            m = torch.from_numpy(np.stack([samples[i][4] for i in b])).float()[:, None]
+            logits, geometry = model(x)
             loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, y, weight=w, pos_weight=pos_weight)
+            per_pixel = torch.nn.functional.smooth_l1_loss(geometry, g, reduction="none", beta=0.1)
+            loss = loss + GEOMETRY_WEIGHT * (per_pixel * m).sum() / (m.sum() * GEOMETRY_CHANNELS).clamp(min=1.0)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -126,13 +141,14 @@ def train_finder(
         (torch.zeros(1, 3, input_size(1280, 720, width)[1], width),),
         str(path),
         input_names=["frames"],
-        output_names=["inner"],
+        output_names=["inner", "geometry"],
         dynamic_axes={"frames": {0: "batch", 2: "height", 3: "width"}},
         opset_version=17,
         dynamo=False,
     )
     meta = {
-        "version": 1,
+        "version": 2,
+        "geometry": {"channels": GEOMETRY_CHANNELS},
         "input_width": width,
         "output_scale": 0.5,
         "shrink": 0.7,

@@ -1,0 +1,96 @@
+"""The learned finder's geometry head: its training target, and the cards read back from it."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from scanner.metrics import expected_cards, match, quad_iou
+from scanner.segment import (
+    _cards_from_geometry,
+    card_geometry,
+    decode_geometry,
+    geometry_target,
+    interior_mask,
+)
+from scanner.synth.table import render_table
+
+
+def _maps(truth: dict, out: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    size = (truth["width"], truth["height"])
+    inner, _ = interior_mask(truth["cards"], size, out)
+    geometry, _ = geometry_target(truth["cards"], size, out)
+    return inner.astype(np.float32), geometry
+
+
+@pytest.mark.parametrize("turn", [0, 30, 90, 135, 180])
+def test_card_geometry_is_the_same_for_a_card_turned_half_a_turn(turn: int) -> None:
+    a = np.deg2rad(turn)
+    rotation = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    card = np.array([[0, 0], [63, 0], [63, 88], [0, 88]], np.float32) @ rotation.T + 100
+    centre, angle, long_side, short_side = card_geometry(card)
+    assert np.allclose(centre, card.mean(axis=0), atol=1e-3)
+    assert long_side == pytest.approx(88, abs=0.01) and short_side == pytest.approx(63, abs=0.01)
+    expected = (np.pi / 2 + a) % np.pi  # the long side starts straight down
+    assert min(abs(angle - expected), np.pi - abs(angle - expected)) < 1e-4
+    turned = np.roll(card, 2, axis=0)  # the same card upside down
+    assert card_geometry(turned)[1] == pytest.approx(angle, abs=1e-4)
+
+
+def test_the_geometry_target_decodes_back_to_every_card_in_view() -> None:
+    rendered = render_table(20_000_005, n_centre=10)
+    truth = rendered.truth
+    out = (256, 144)
+    inner, geometry = _maps(truth, out)
+    scale = np.array([truth["width"] / out[0], truth["height"] / out[1]])
+    required, _ = expected_cards(truth)
+    for card in required:
+        quad = np.array(card["corners"], np.float32)
+        pts_mask = np.zeros(out[::-1], bool)
+        centre = (quad.mean(axis=0) / scale).astype(int)
+        pts_mask[centre[1] - 1 : centre[1] + 2, centre[0] - 1 : centre[0] + 2] = True
+        ys, xs = np.nonzero(pts_mask & (inner > 0))
+        pts = np.stack([xs + 0.5, ys + 0.5], axis=1).astype(np.float32)
+        decoded, agreement = decode_geometry(geometry, pts, np.ones(len(pts)))
+        decoded = decoded * scale
+        assert agreement > 0.99
+        assert quad_iou(decoded, quad) > 0.95, card["label"]
+
+
+def test_touching_cards_whose_inner_parts_run_together_are_told_apart_by_their_votes() -> None:
+    """Two cards side by side, the probability map marking one blob across both: the pixels vote
+    for two centres, and two card quads come out (not one across both)."""
+    w, h = 640, 360
+    left = np.array([[200, 100], [263, 100], [263, 188], [200, 188]], np.float32)
+    right = left + np.array([64, 0], np.float32)
+    cards = [
+        {"corners": left.tolist(), "occluded": 0.0},
+        {"corners": right.tolist(), "occluded": 0.0},
+    ]
+    out = (320, 180)
+    geometry, mask = geometry_target(cards, (w, h), out)
+    prob = mask.astype(np.float32) * 0.95
+    # a bridge across the gap joins the two inner parts in one blob; its pixels vote for the left card
+    rows = slice(int(np.nonzero(mask)[0].mean()) - 3, int(np.nonzero(mask)[0].mean()) + 4)
+    gap = [x for x in range(out[0]) if not mask[:, x].any() and mask[:, :x].any() and mask[:, x:].any()]
+    assert gap, "the inner parts are apart before the bridge"
+    prob[rows, gap[0] : gap[-1] + 1] = 0.95
+    geometry[:, rows, gap[0] : gap[-1] + 1] = geometry[:, rows, gap[0] - 1 : gap[0]]
+    gray = np.full((h, w), 60, np.uint8)
+    for quad in (left, right):
+        cv2.fillConvexPoly(gray, quad.astype(np.int32), 230)
+    found = _cards_from_geometry(prob, geometry, gray, (w, h))
+    assert len(found) == 2
+    pairs = match([left, right], [d.corners for d in found], 0.8)
+    assert len(pairs) == 2
+
+
+def test_a_card_cut_by_the_frame_edge_is_not_reported() -> None:
+    w, h = 640, 360
+    cut = np.array([[-20, 100], [43, 100], [43, 188], [-20, 188]], np.float32)
+    cards = [{"corners": cut.tolist(), "occluded": 0.0}]
+    out = (320, 180)
+    geometry, mask = geometry_target(cards, (w, h), out)
+    found = _cards_from_geometry(mask.astype(np.float32) * 0.95, geometry, np.zeros((h, w), np.uint8), (w, h))
+    assert found == []
