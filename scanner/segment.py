@@ -274,56 +274,81 @@ def _split_blobs(prob: np.ndarray) -> list[tuple[np.ndarray, float]]:
     return list(zip(out, scores))
 
 
+SNAP_SAMPLES = 32  # points along each side where snap_to_edges looks for the card's outline
+HUBER = 1.345  # px: beyond this distance from the fitted side a point's weight falls (OpenCV's DIST_HUBER)
+
+
 def snap_to_edges(gray: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """Move each side of a rough quad onto the card's outline: along the side, look outwards and
     inwards for the strongest brightness step across it, fit a line through those points, and
     intersect neighbouring lines for the corners. Sides with too little evidence stay put."""
+    return snap_many(gray, [quad])[0]
+
+
+def snap_many(gray: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
+    """``snap_to_edges`` for many quads at once (the frame's cards: one array pass, no loop)."""
+    if not quads:
+        return []
     h, w = gray.shape
-    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
-    band = max(3.0, 0.14 * float(sides.min()))
-    centre = quad.mean(axis=0)
-    lines = []
-    for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        length = float(np.linalg.norm(b - a))
-        if length < 8:
-            return quad
-        d = (b - a) / length
-        n = np.array([-d[1], d[0]], np.float32)
-        if np.dot(n, (a + b) / 2 - centre) < 0:
-            n = -n  # outwards
-        ts = np.linspace(0.12, 0.88, max(8, int(length / 2)))
-        offs = np.arange(-band, band + 1, 1.0)
-        pts = (
-            a[None, None, :] + d[None, None, :] * (ts[:, None, None] * length) + n[None, None, :] * offs[None, :, None]
-        )
-        xi = np.clip(np.rint(pts[..., 0]).astype(int), 0, w - 1)
-        yi = np.clip(np.rint(pts[..., 1]).astype(int), 0, h - 1)
-        profile = gray[yi, xi].astype(np.float32)  # ts x offsets, from inside to outside
-        step = np.abs(np.diff(profile, axis=1))
-        best = step.argmax(axis=1)
-        strength = step.max(axis=1)
-        keep = strength > max(12.0, float(np.median(strength)) * 0.5)
-        if keep.sum() < 0.4 * len(ts):
-            lines.append(None)
-            continue
-        chosen = pts[np.arange(len(ts)), best][keep] + n * 0.5
-        vx, vy, x0, y0 = cv2.fitLine(chosen.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-        lines.append((np.array([x0, y0], np.float32), np.array([vx, vy], np.float32)))
-    out = quad.copy()
-    for i in range(4):
-        prev_line, line = lines[i - 1], lines[i]
-        if prev_line is None or line is None:
-            continue
-        (p1, v1), (p2, v2) = prev_line, line
-        det = v1[0] * -v2[1] - v1[1] * -v2[0]
-        if abs(det) < 1e-3:
-            continue
-        t = ((p2 - p1)[0] * -v2[1] - (p2 - p1)[1] * -v2[0]) / det
-        corner = p1 + v1 * t
-        if np.linalg.norm(corner - quad[i]) < 2 * band:
-            out[i] = corner
-    return out
+    q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    ends = np.roll(q, -1, axis=1)
+    vec = ends - q
+    length = np.linalg.norm(vec, axis=2)  # Q x 4
+    usable = (length >= 8).all(axis=1)  # (a degenerate quad stays as it is)
+    d = vec / np.maximum(length, 1e-6)[..., None]
+    normal = np.stack([-d[..., 1], d[..., 0]], axis=-1)
+    outwards = np.einsum("qsk,qsk->qs", normal, (q + ends) / 2 - q.mean(axis=1, keepdims=True)) >= 0
+    normal = np.where(outwards[..., None], normal, -normal)
+    band = np.maximum(3.0, 0.14 * length.min(axis=1))  # Q
+    reach = int(np.ceil(band.max()))
+    offs = np.arange(-reach, reach + 1, dtype=np.float32)
+    ts = np.linspace(0.12, 0.88, SNAP_SAMPLES, dtype=np.float32)
+    # Q x 4 sides x samples x offsets (from inside to outside) x 2
+    pts = (
+        q[:, :, None, None, :]
+        + d[:, :, None, None, :] * (ts[None, None, :] * length[..., None])[..., None, None]
+        + normal[:, :, None, None, :] * offs[None, None, None, :, None]
+    )
+    xi = np.clip(np.rint(pts[..., 0]).astype(np.intp), 0, w - 1)
+    yi = np.clip(np.rint(pts[..., 1]).astype(np.intp), 0, h - 1)
+    profile = gray[yi, xi].astype(np.float32)
+    step = np.abs(np.diff(profile, axis=-1))
+    # steps between offsets beyond a quad's own band do not count
+    within = np.abs(offs[None, :]) <= band[:, None]  # Q x offsets
+    step = np.where((within[:, :-1] & within[:, 1:])[:, None, None, :], step, 0.0)
+    best = step.argmax(axis=-1)  # Q x 4 x samples
+    strength = step.max(axis=-1)
+    keep = strength > np.maximum(12.0, 0.5 * np.median(strength, axis=-1, keepdims=True))
+    found = keep.sum(axis=-1) >= 0.4 * SNAP_SAMPLES  # Q x 4: sides with evidence enough
+    chosen = np.take_along_axis(pts, best[..., None, None], axis=3)[..., 0, :] + normal[:, :, None, :] * 0.5
+    # a line through each side's points: least squares, then reweighted as OpenCV's DIST_HUBER does
+    weight = keep.astype(np.float32)
+    for _ in range(4):
+        total = np.maximum(weight.sum(axis=-1, keepdims=True), 1e-6)
+        mean = (chosen * weight[..., None]).sum(axis=2) / total
+        centred = chosen - mean[:, :, None, :]
+        cov = np.einsum("qsn,qsni,qsnj->qsij", weight, centred, centred)
+        _, vectors = np.linalg.eigh(cov)
+        direction = vectors[..., :, 1]  # the main axis (eigh sorts eigenvalues in ascending order)
+        across = np.stack([-direction[..., 1], direction[..., 0]], axis=-1)
+        distance = np.abs(np.einsum("qsni,qsi->qsn", centred, across))
+        weight = keep * np.minimum(1.0, HUBER / np.maximum(distance, 1e-6))
+    # corner i lies where side i-1 (ending at it) meets side i (starting at it)
+    p1, v1 = np.roll(mean, 1, axis=1), np.roll(direction, 1, axis=1)
+    p2, v2 = mean, direction
+    det = v1[..., 0] * -v2[..., 1] - v1[..., 1] * -v2[..., 0]
+    gap = p2 - p1
+    t = (gap[..., 0] * -v2[..., 1] - gap[..., 1] * -v2[..., 0]) / np.where(np.abs(det) < 1e-3, 1.0, det)
+    corner = p1 + v1 * t[..., None]
+    ok = (
+        found
+        & np.roll(found, 1, axis=1)
+        & (np.abs(det) >= 1e-3)
+        & (np.linalg.norm(corner - q, axis=2) < 2 * band[:, None])
+        & usable[:, None]
+    )
+    out = np.where(ok[..., None], corner, q).astype(np.float32)
+    return list(out)
 
 
 class CardFinder:
@@ -501,10 +526,12 @@ def _cards_from_geometry(
     for v in voted:
         if all(_iou(v[0], k[0]) < SAME_CARD for k in kept):
             kept.append(v)
+    guesses = [quad * scale for quad, *_ in kept]
+    # put on the card's edges before the cut test: a card lying whole near the frame's edge is told
+    # from a cut one by where its sides really are
+    snapped = snap_many(gray, guesses)
     found = []
-    for quad, _, score, weak, agreement in kept:
-        guess = quad * scale
-        quad = snap_to_edges(gray, guess)  # (a card lying whole near the frame's edge: its sides tell)
+    for (_, _, score, weak, agreement), guess, quad in zip(kept, guesses, snapped):
         if _is_cut(quad, size):
             continue
         found.append(
