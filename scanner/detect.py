@@ -27,12 +27,9 @@ class Detection:
     corners: np.ndarray  # 4 x 2 float32, original pixels, portrait order (short side first)
     score: float  # how card-like (rectangularity)
     touching: bool = False  # overlaps or touches another detection
-    # the learned finder's card-shaped quad at the blob, before it was fitted to the image's edges:
-    # where the fit goes astray (edges of a checked cloth, of a touching card) it is the better guess
+    # the learned finder's quad as its pixels voted for it, before it was put on the image's edges:
+    # where that fit goes astray (edges of a checked cloth, of a touching card) it is the better guess
     guess: np.ndarray | None = None
-    # a card-sized outline around this one, when this one looks like a panel inside a card (the
-    # scanner keeps it if it reads as the same card)
-    outer: np.ndarray | None = None
     weak: bool = False  # found where the learned finder is unsure: kept only if read surely
     # how well the learned finder's pixels agree on the card's angle (0-1; 0: not known): where they
     # agree, the scanner does not try the card turned

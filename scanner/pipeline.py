@@ -4,7 +4,6 @@ cards with labels, corners from the printed top-left, confidence, zone, and the 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,20 +13,17 @@ import numpy as np
 
 from .classify import MIN_CONFIDENCE, CardClassifier
 from .crops import card_crop, order_portrait, rotate_corners
-from .detect import Detection, _edge_support, detect_cards
+from .detect import Detection, detect_cards
 from .labels import back_number
 from .mat import MatLayout, MatView, find_mat
 from .metrics import quad_iou
-from .segment import edge_map, refine, snap_to_edges
+from .segment import snap_many
 
 GAP_CONFIDENCE = 0.75  # a card looked for beside others in a pile (not found by the finder) needs this
 OVERSIZE = 1.6  # a quad longer (or larger) than this many typical cards holds touching cards
 TOO_LONG = 1.85  # in a pile picture, a quad this many times longer than wide too (a card is 88/63 = 1.4)
 SURE = 0.85  # a card read under this confidence is read again from slightly different quads
 SECOND_LOOK_GAIN = 0.15  # ... and such a reading replaces the first only if this much surer
-OUTLINE_CHECK_BELOW = 0.93  # a card read less surely than this has its outline checked
-OUTLINE_SUPPORT = 0.5  # an outline with less of its length on the image's edges is checked
-OUTLINE_GAIN = 0.3  # ... and replaced by a turned one this much more on edges, if that reads surely
 ANGLE_SURE = 0.97  # a card whose angle the finder's votes agree on this well is not turned by the second look
 TWO_CARDS = 1.4  # an outline this many times a card's area holds two touching cards
 TOUCHING_PENALTY = 0.8  # confidence factor for cards that touch or overlap another one
@@ -103,22 +99,10 @@ class Scanner:
         started = time.perf_counter()
         mat = find_mat(frame, self.mat_layout) if self.mat_layout is not None else None
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        # the edge map serves the older finder and the outline check: made once, only if needed
-        edges: list[np.ndarray] = []
-
-        def edge_map_once() -> np.ndarray:
-            if not edges:
-                edges.append(edge_map(gray))
-            return edges[0]
-
         if self.finder is None:
             detections = detect_cards(frame)
         else:
-            # spread cards touch: the classical contours outline groups of them, so a pile picture
-            # is read from the finder's blobs alone, each put on its card's edges (also faster)
-            detections = self.finder.find(
-                frame, [] if pile else None, gray, None if self.finder.has_geometry else edge_map_once()
-            )
+            detections = self.finder.find(frame, gray)
         source = mat.normalise_colour(frame) if mat is not None else frame
         crops = [card_crop(source, d.corners, self.classifier.margin) for d in detections]
         predictions = self._classify(crops)
@@ -126,10 +110,7 @@ class Scanner:
         sure = [not d.weak or (_accepted(p) and p.confidence >= SURE) for d, p in zip(detections, predictions)]
         detections = [d for d, keep in zip(detections, sure) if keep]
         predictions = [p for p, keep in zip(predictions, sure) if keep]
-        detections, predictions = self._grow_inner_outlines(source, detections, predictions)
         detections, predictions = self._second_look(source, detections, predictions, pile)
-        if not pile:
-            detections, predictions = self._check_outlines(source, edge_map_once, detections, predictions)
         detections, predictions = self._split_merged(source, detections, predictions, pile)
         if pile:
             detections, predictions = self._fill_gaps(source, detections, predictions)
@@ -158,24 +139,6 @@ class Scanner:
         if self.profile is not None:
             return self.profile.classify(self.classifier, crops)
         return self.classifier.classify(crops, turned)
-
-    def _grow_inner_outlines(self, source: np.ndarray, detections: list[Any], predictions: list[Any]):
-        """An outline the finder suspects to be a panel inside a card (``Detection.outer``) is
-        replaced by the card-sized one around it when that reads surely, as the same card or
-        more surely than the panel (a panel without the card's corner index reads badly)."""
-        which = [i for i, d in enumerate(detections) if d.outer is not None]
-        if not which:
-            return detections, predictions
-        again = self._classify([card_crop(source, detections[i].outer, self.classifier.margin) for i in which])
-        detections, predictions = list(detections), list(predictions)
-        for i, pred in zip(which, again):
-            first = predictions[i]
-            better = pred.label == first.label or pred.confidence > first.confidence
-            if _accepted(pred) and pred.confidence >= SURE and better:
-                d = detections[i]
-                detections[i] = Detection(d.outer, d.score, touching=d.touching, guess=d.guess)
-                predictions[i] = pred
-        return detections, predictions
 
     def _second_look(self, source: np.ndarray, detections: list[Any], predictions: list[Any], pile: bool = False):
         """A card read without confidence is mostly a quad put a little wrong (the long side taken
@@ -279,7 +242,7 @@ class Scanner:
         # the better quad is still a guess of the card's size and place: put it on the card's edges
         gray = cv2.cvtColor(source, cv2.COLOR_BGR2GRAY)
         order = list(best)
-        snapped = [snap_to_edges(gray, refine(source, best[i][0])) for i in order]
+        snapped = snap_many(gray, [best[i][0] for i in order])
         again = self._classify([card_crop(source, q, self.classifier.margin) for q in snapped])
         # an outline about two cards large that now holds one: the other card lies opposite
         other_half = []
@@ -287,7 +250,8 @@ class Scanner:
             first, card = detections[i].corners, best[i][0]
             if _area(first) > TWO_CARDS * min(_area(card), _area(fitted)):
                 other_half.append((i, card + 2 * (np.asarray(first, np.float32).mean(axis=0) - card.mean(axis=0))))
-        other_half = [(i, snap_to_edges(gray, refine(source, q))) for i, q in other_half if not inside_sure_card(q)]
+        other_half = [(i, q) for i, q in other_half if not inside_sure_card(q)]
+        other_half = list(zip([i for i, _ in other_half], snap_many(gray, [q for _, q in other_half])))
         beside = self._classify([card_crop(source, q, self.classifier.margin) for _, q in other_half])
         detections, predictions = list(detections), list(predictions)
         for i, quad, pred in zip(order, snapped, again):
@@ -300,45 +264,6 @@ class Scanner:
                 detections.append(Detection(quad, 1.0, touching=True))
                 predictions.append(pred)
                 detections[i].touching = True
-        return detections, predictions
-
-    def _check_outlines(
-        self, source: np.ndarray, edge_map_once: Callable[[], np.ndarray], detections: list[Any], predictions: list[Any]
-    ):
-        """A card read well from an outline turned off the card (the angle taken from a diamond
-        printed on the face, or a checked cloth): such an outline lies on few of the image's
-        edges, and a 7-degree-turned numeral can read as the next value. Where an outline has
-        little edge support, the card-shaped quad about it, turned every 15 degrees, that lies
-        clearly more on edges is read, and replaces it if it reads surely and more surely.
-        ``edge_map_once``: gives the frame's ``edge_map`` (made on the first call)."""
-        accepted = [i for i, p in enumerate(predictions) if _accepted(p)]
-        if len(accepted) < 3:
-            return detections, predictions
-        typical = float(np.median([_sides(detections[i].corners)[1] for i in accepted]))
-        accepted = [i for i in accepted if predictions[i].confidence < OUTLINE_CHECK_BELOW]
-        if not accepted:
-            return detections, predictions
-        edges = edge_map_once()
-        candidates = []
-        for i in accepted:
-            quad = np.asarray(detections[i].corners, np.float32).reshape(4, 2)
-            support = _edge_support(edges, quad)
-            if support >= OUTLINE_SUPPORT:
-                continue
-            centre, angle, _ = _placement(quad)
-            turned = [_card_rect(centre, typical, angle + t) for t in TURNS]
-            scored = [(_edge_support(edges, q), q) for q in turned]
-            best_support, best = max(scored, key=lambda x: x[0])
-            if best_support >= support + OUTLINE_GAIN:
-                candidates.append((i, best))
-        if not candidates:
-            return detections, predictions
-        read = self._classify([card_crop(source, q, self.classifier.margin) for _, q in candidates])
-        detections, predictions = list(detections), list(predictions)
-        for (i, quad), pred in zip(candidates, read):
-            if _accepted(pred) and pred.confidence >= max(SURE, predictions[i].confidence):
-                detections[i] = Detection(quad, detections[i].score, touching=detections[i].touching)
-                predictions[i] = pred
         return detections, predictions
 
     def _best_variants(

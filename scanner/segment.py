@@ -1,8 +1,8 @@
-"""The learned card finder: a small fully convolutional network (ONNX, run with onnxruntime)
-marks the *inner part* of every card at a reduced resolution, so touching cards stay apart; each
-blob becomes a quadrilateral grown back to the card's outline, then OpenCV refines it on the
-full frame (the classical detector's quad for the same card wins when it agrees: its corners sit
-on the card's real edges)."""
+"""The learned card finder: a small fully convolutional network (ONNX, run with onnxruntime) at a
+reduced resolution marks the *inner part* of every card, so touching cards stay apart, and at each
+marked pixel says where that pixel's card lies: its centre, angle and size (the geometry head). The
+pixels of a blob vote for their card's quad, which OpenCV-free array code then puts on the card's
+edges in the full frame (``snap_many``). No contour search, no per-card OpenCV loop."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 
 from .crops import order_portrait
-from .detect import Detection, _edge_support, _grow, _iou, detect_cards
+from .detect import Detection, _grow, _iou
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_MODEL = MODELS_DIR / "card_finder.onnx"
@@ -22,14 +22,8 @@ SHRINK = 0.7  # the marked inner part is the card scaled by this about its centr
 # a card whose outline comes this close to the frame's edge (px, full frame) is cut by it; a card
 # lying whole 1-4 px from the edge is still found (measured: 4 such cards in 500 harsh frames)
 CUT_MARGIN = 1.0
-INNER_OUTLINE = 0.7  # an outline under this share of the blob's card-sized guess is a panel inside the card
-WEAK_THRESHOLD = 0.5  # ... and over which it may be: looked at only if the classifier is sure there
 THRESHOLD = 0.85  # probability over which a pixel is inside a card (higher: touching cards split)
-
-
-def edge_map(gray: np.ndarray) -> np.ndarray:
-    """The image's edges (Canny, thickened by a pixel) on which a card's outline should lie."""
-    return cv2.dilate(cv2.Canny(cv2.GaussianBlur(gray, (5, 5), 0), 30, 90), np.ones((3, 3), np.uint8))
+WEAK_THRESHOLD = 0.5  # ... and over which it may be: looked at only if the classifier is sure there
 
 
 def input_size(w: int, h: int, width: int = INPUT_WIDTH) -> tuple[int, int]:
@@ -125,98 +119,6 @@ def decode_geometry(geometry: np.ndarray, pts: np.ndarray, weights: np.ndarray) 
     return np.array(corners, np.float32), min(1.0, float(np.hypot(*direction)))
 
 
-def refine(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """Put a rough quad on the card's real edges: OpenCV's contour search in a region around it,
-    with thresholds that adapt to that region (a white card on a white mat, a black back on a
-    dark table), keeping the outline that agrees best with the rough one."""
-    h, w = frame.shape[:2]
-    centre = quad.mean(axis=0)
-    grown = _grow(quad, 1.45)
-    x0, y0 = np.floor(grown.min(axis=0)).astype(int)
-    x1, y1 = np.ceil(grown.max(axis=0)).astype(int)
-    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
-    if x1 - x0 < 16 or y1 - y0 < 16:
-        return quad
-    area = float(cv2.contourArea(quad.astype(np.float32)))
-    found = detect_cards(frame[y0:y1, x0:x1], area_range=(0.55 * area, 1.6 * area), consistent=False)
-    offset = np.array([x0, y0], np.float32)
-    best, best_iou = quad, 0.55
-    for det in found:
-        candidate = det.corners + offset
-        overlap = _iou(candidate, quad)
-        if overlap > best_iou and np.linalg.norm(candidate.mean(axis=0) - centre) < 0.25 * np.sqrt(area):
-            best, best_iou = candidate, overlap
-    return best
-
-
-CARD_ASPECT = 88 / 63
-
-
-def _dominant_angle(gray: np.ndarray) -> float | None:
-    """The orientation (radians, modulo 90 degrees) of the strongest straight edges in a patch."""
-    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
-    mag = cv2.magnitude(gx, gy)
-    if float(mag.max()) < 1e-3:
-        return None
-    angle = np.mod(np.arctan2(gy, gx), np.pi / 2)
-    # a magnitude-weighted histogram of 2-degree bins (bincount: several times faster than np.histogram)
-    bins = np.minimum((angle * (45 / (np.pi / 2))).astype(np.intp), 44)
-    hist = np.bincount(bins.ravel(), weights=mag.ravel(), minlength=45)
-    hist = np.convolve(np.concatenate([hist[-2:], hist, hist[:2]]), np.ones(5) / 5, mode="valid")
-    peak = int(hist.argmax())
-    return float((peak + 0.5) * (np.pi / 2) / 45)
-
-
-def _rect(centre: np.ndarray, long_side: float, angle: float) -> np.ndarray:
-    short = long_side / CARD_ASPECT
-    c, s = np.cos(angle), np.sin(angle)
-    u = np.array([c, s], np.float32) * short / 2
-    v = np.array([-s, c], np.float32) * long_side / 2
-    return np.array([centre - u - v, centre + u - v, centre + u + v, centre - u + v], np.float32)
-
-
-def shape_blob(
-    frame_gray: np.ndarray, edges: np.ndarray, centre: np.ndarray, long_side: float, blob_axis: float | None = None
-) -> np.ndarray:
-    """A card-shaped quad at a blob: orientation from the image's edges around it; the long side
-    along the blob's own long axis when the blob is clearly elongated, else where the outline lies
-    on more edges."""
-    h, w = frame_gray.shape
-    r = int(long_side * 0.75)
-    x0, y0 = max(int(centre[0]) - r, 0), max(int(centre[1]) - r, 0)
-    x1, y1 = min(int(centre[0]) + r, w), min(int(centre[1]) + r, h)
-    angle = _dominant_angle(frame_gray[y0:y1, x0:x1]) if x1 - x0 > 8 and y1 - y0 > 8 else None
-    if angle is None:
-        angle = 0.0
-    if blob_axis is not None:
-        # _rect puts the long side at angle a + 90 degrees: take the candidate closest to the blob's
-        def off(a: float) -> float:
-            d = abs((a + np.pi / 2 - blob_axis) % np.pi)
-            return min(d, np.pi - d)
-
-        a = min((angle, angle + np.pi / 2), key=off)
-        return _rect(centre.astype(np.float32), long_side, a)
-    best, best_support = None, -1.0
-    for a in (angle, angle + np.pi / 2):
-        quad = _rect(centre.astype(np.float32), long_side, a)
-        support = _edge_support(edges, quad)
-        if support > best_support:
-            best, best_support = quad, support
-    return best
-
-
-def _long_axis(pts: np.ndarray) -> float | None:
-    """The angle of a blob's long axis (radians), or None when it is not clearly elongated."""
-    if len(pts) < 12:
-        return None
-    (_, _), (rw, rh), deg = cv2.minAreaRect(pts.astype(np.float32))
-    if min(rw, rh) <= 0 or max(rw, rh) / min(rw, rh) < 1.15:
-        return None
-    angle = np.deg2rad(deg)
-    return float(angle if rw >= rh else angle + np.pi / 2)
-
-
 def _components(mask: np.ndarray) -> list[np.ndarray]:
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=4)
     out = []
@@ -244,34 +146,6 @@ def _weak_blobs(prob: np.ndarray, strong: list[tuple[np.ndarray, float]]) -> lis
         if len(pts) >= typical / 6 and float(values.max()) <= THRESHOLD:
             out.append((pts, float(values.mean())))
     return out
-
-
-def _split_blobs(prob: np.ndarray) -> list[tuple[np.ndarray, float]]:
-    """Blobs of inner card (pixel coordinates of the map) and their mean probability. A blob much
-    bigger than the typical one is two touching cards: a higher threshold inside it splits them."""
-    blobs = _components(prob > THRESHOLD)
-    if not blobs:
-        return []
-    typical = float(np.median([len(b) for b in blobs]))
-    out: list[np.ndarray] = []
-    for blob in blobs:
-        parts = [blob]
-        if len(blob) > 1.7 * typical:
-            x0, y0 = np.floor(blob.min(axis=0)).astype(int)
-            x1, y1 = np.ceil(blob.max(axis=0)).astype(int) + 1
-            patch = prob[y0:y1, x0:x1]
-            for level in (0.93, 0.97, 0.99):
-                pieces = _components(patch > level)
-                pieces = [p for p in pieces if len(p) > 0.25 * typical]
-                if len(pieces) > 1:
-                    parts = [p + np.array([x0, y0], np.float32) for p in pieces]
-                    break
-        out += parts
-    scores = []
-    for pts in out:
-        xi, yi = pts[:, 0].astype(int), pts[:, 1].astype(int)
-        scores.append(float(prob[yi, xi].mean()))
-    return list(zip(out, scores))
 
 
 SNAP_SAMPLES = 32  # points along each side where snap_to_edges looks for the card's outline
@@ -352,6 +226,8 @@ def snap_many(gray: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
 
 
 class CardFinder:
+    """The shipped (or another) card finder network; one per camera, thread-compatible."""
+
     def __init__(self, model: str | Path = DEFAULT_MODEL, threads: int = 1) -> None:
         import onnxruntime as ort
 
@@ -359,97 +235,34 @@ class CardFinder:
         if not model.exists():
             raise FileNotFoundError(f"no card finder at {model}: run `tweak train-finder`")
         self.meta = json.loads(model.with_suffix(".json").read_text())
+        if "geometry" not in self.meta:
+            raise ValueError(
+                f"{model} is a card finder without a geometry head (version {self.meta.get('version', 1)}): "
+                "run `tweak train-finder` for a version-2 one"
+            )
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         self.session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
 
-    @property
-    def has_geometry(self) -> bool:
-        """Whether the network also says where each card lies (version 2): no outline search then."""
-        return "geometry" in self.meta
-
-    def run(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-        """The network's map of inner card parts (probabilities) and, for a version-2 finder, its
-        geometry map (``GEOMETRY_CHANNELS`` x h x w), both at the output's reduced resolution."""
+    def run(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The network's map of inner card parts (probabilities) and its geometry map
+        (``GEOMETRY_CHANNELS`` x h x w), both at the output's reduced resolution."""
         h, w = frame.shape[:2]
         size = input_size(w, h, int(self.meta.get("input_width", INPUT_WIDTH)))
         small = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
         x = (small.astype(np.float32) / 255.0 - 0.5) / 0.25
-        outputs = self.session.run(None, {"frames": x.transpose(2, 0, 1)[None]})
-        prob = 1 / (1 + np.exp(-outputs[0][0, 0]))
-        return prob, (outputs[1][0] if len(outputs) > 1 else None)
+        inner, geometry = self.session.run(None, {"frames": x.transpose(2, 0, 1)[None]})
+        return 1 / (1 + np.exp(-inner[0, 0])), geometry[0]
 
-    def probabilities(self, frame: np.ndarray) -> np.ndarray:
-        return self.run(frame)[0]
-
-    def find(
-        self,
-        frame: np.ndarray,
-        classical: list[Detection] | None = None,
-        gray: np.ndarray | None = None,
-        edges: np.ndarray | None = None,
-    ) -> list[Detection]:
-        """The cards in ``frame``; ``classical``: the classical detector's cards (found here when
-        None); ``gray``, ``edges``: the frame in grey and its ``edge_map``, when the caller has them."""
+    def find(self, frame: np.ndarray, gray: np.ndarray | None = None) -> list[Detection]:
+        """The cards in ``frame`` (BGR), not those cut by its edge; ``gray``: the frame in grey,
+        when the caller has it."""
         h, w = frame.shape[:2]
         prob, geometry = self.run(frame)
-        if geometry is not None:
-            if gray is None:
-                gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-            return _mark_touching(_cards_from_geometry(prob, geometry, gray, (w, h)))
-        oh, ow = prob.shape
-        blobs = _split_blobs(prob)
-        scale = np.array([w / ow, h / oh], np.float32)
-        if classical is None:
-            classical = detect_cards(frame)
         if gray is None:
             gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        if edges is None:
-            edges = edge_map(gray)
-        # cards of one frame are about the same size: the blobs' median gives it
-        sizes = [np.sqrt(len(pts) * scale[0] * scale[1] * CARD_ASPECT) / SHRINK for pts, _ in blobs]
-        typical = float(np.median(sizes)) if sizes else 0.0
-        found: list[Detection] = []
-        for pts, score, weak in [(p, s, False) for p, s in blobs] + [(p, s, True) for p, s in _weak_blobs(prob, blobs)]:
-            centre = pts.mean(axis=0) * scale
-            own = np.sqrt(len(pts) * scale[0] * scale[1] * CARD_ASPECT) / SHRINK
-            if own <= 0.6 * typical:
-                long_side = typical  # a piece of a split blob (or a small object: the classifier decides)
-            elif own < 1.5 * typical:
-                long_side = 0.5 * (own + typical)
-            else:
-                long_side = own
-            axis = _long_axis(pts * scale)
-            quad = shape_blob(gray, edges, centre, long_side, axis)
-            # the blob's own long axis, where it has one, is a guess free of the image's edges
-            guess = quad if axis is None else _rect(centre.astype(np.float32), long_side, axis - np.pi / 2)
-            best = max(classical, key=lambda d: _iou(d.corners, quad), default=None)
-            if best is not None and _iou(best.corners, quad) > 0.5:
-                quad = best.corners  # the classical outline sits on the real edges
-            else:
-                quad = snap_to_edges(gray, refine(frame, quad))
-            outer = None
-            if 0.8 * typical < own < 1.25 * typical and cv2.contourArea(quad) < INNER_OUTLINE * cv2.contourArea(guess):
-                # an outline inside the card (a face's white panel between coloured bands has
-                # stronger edges than the card on the table): the card is the blob's size, about
-                # the panel's centre, along one of its sides (the one whose outline lies on edges)
-                side = quad[1] - quad[0]
-                angle = float(np.arctan2(side[1], side[0]))
-                grown = [_rect(quad.mean(axis=0), long_side, a) for a in (angle, angle + np.pi / 2)]
-                outer = max(grown, key=lambda q: _edge_support(edges, q))
-            if _is_cut(quad, (w, h)):
-                continue  # cut by the frame's edge
-            found.append(
-                Detection(
-                    order_portrait(quad),
-                    score,
-                    guess=order_portrait(guess),
-                    outer=None if outer is None else order_portrait(outer),
-                    weak=weak,
-                )
-            )
-        return _mark_touching(found)
+        return _mark_touching(_cards_from_geometry(prob, geometry, gray, (w, h)))
 
 
 def _mark_touching(found: list[Detection]) -> list[Detection]:

@@ -94,3 +94,20 @@ def test_a_card_cut_by_the_frame_edge_is_not_reported() -> None:
     geometry, mask = geometry_target(cards, (w, h), out)
     found = _cards_from_geometry(mask.astype(np.float32) * 0.95, geometry, np.zeros((h, w), np.uint8), (w, h))
     assert found == []
+
+
+def test_a_finder_without_a_geometry_head_is_refused_with_what_to_do(tmp_path) -> None:
+    import json
+    import shutil
+
+    from scanner.segment import DEFAULT_MODEL, CardFinder
+
+    old = tmp_path / "card_finder.onnx"
+    shutil.copy(DEFAULT_MODEL, old)
+    meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    meta.pop("geometry")
+    meta["version"] = 1
+    old.with_suffix(".json").write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="without a geometry head.*tweak train-finder"):
+        CardFinder(old)
+    assert CardFinder(DEFAULT_MODEL).meta["geometry"]["channels"] == 6

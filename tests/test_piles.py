@@ -154,7 +154,6 @@ class _FinderMissing:
 
     def __init__(self, finder, point: tuple[float, float]) -> None:
         self.finder, self.point = finder, point
-        self.has_geometry = finder.has_geometry
 
     def find(self, frame, *args):
         return [

@@ -209,12 +209,16 @@ def test_a_card_outlined_at_a_wrong_angle_is_read_again_on_its_edges(turn: int) 
 @pytest.mark.parametrize(
     ("frame", "label", "why"),
     [
-        (306, "red-4", "outlined by the white panel between its bands: grown to the card"),
-        (85, "green-3", "the second look moved the shared outline onto its neighbour"),
+        (306, "red-4", "a face with coloured bands: the white panel between them looks like a card"),
+        (85, "green-3", "touching its neighbour: one outline about both cards"),
         (343, "tweak-bomb", "lying whole 3 px from the frame's edge"),
-        (0, "green-4", "on a green checked cloth, whose lines pulled the outline astray"),
-        (388, "purple-3", "outlined turned off the card, read as a 4: the outline lay on few edges"),
+        (0, "green-4", "on a green checked cloth, whose lines pull an outline astray"),
+        (388, "purple-3", "a 3 read as a 4 from an outline turned off the card"),
         (135, "back-10", "marked only faintly by the card finder (its blob nowhere over 0.85)"),
+        (6, "red-1", "5 px from the frame's edge: the finder's first quad reaches past it"),
+        (158, "blue-5", "touching the frame's last row"),
+        (131, "yellow-5", "outlined well but blurred: turned 30 degrees it read surely as a 6"),
+        (381, "yellow-5", "on a checked cloth, outlined well: turned it read as a 4"),
     ],
 )
 def test_hard_cards_of_the_scanner_benchmark_are_found_and_read(frame: int, label: str, why: str) -> None:
