@@ -1,6 +1,10 @@
-"""Detector benchmark on rendered frames: recall, precision, time per frame.
+"""Detector benchmark on rendered frames: recall, precision, how well the outlines fit, time per frame.
 
-python benchmarks/detector.py [--frames 200] [--seed 70000000] [--harsh]
+python benchmarks/detector.py [--frames 200] [--seed 70000000] [--harsh] [--detector learned|classical]
+
+Detection only (no classifier): the learned card finder (``scanner.segment``, the default) or the
+classical OpenCV detector (``scanner.detect``). Outline fit: for every required card, the overlap
+(IoU) of the best quad found with the true outline.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from scanner.detect import detect_cards  # noqa: E402
-from scanner.metrics import expected_cards, match  # noqa: E402
+from scanner.metrics import expected_cards, match, quad_iou  # noqa: E402
 from scanner.synth.table import render_table  # noqa: E402
 
 
@@ -25,7 +29,15 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=200)
     parser.add_argument("--seed", type=int, default=70_000_000)
     parser.add_argument("--harsh", action="store_true")
+    parser.add_argument("--detector", choices=("learned", "classical"), default="learned")
     args = parser.parse_args()
+    if args.detector == "learned":
+        from scanner.segment import CardFinder
+
+        detect = CardFinder().find
+    else:
+        detect = detect_cards
+    fits: list[float] = []
     found_required = required_total = false_pos = found_total = 0
     perfect = 0
     times = []
@@ -34,12 +46,13 @@ def main() -> None:
         rendered = render_table(args.seed + i, harsh=args.harsh)
         required, optional = expected_cards(rendered.truth)
         t = time.perf_counter()
-        detections = detect_cards(rendered.image)
+        detections = detect(rendered.image)
         times.append(time.perf_counter() - t)
         quads = [d.corners for d in detections]
         req_q = [np.array(c["corners"]) for c in required]
         opt_q = [np.array(c["corners"]) for c in optional]
         pairs = match(req_q, quads)
+        fits += [max((quad_iou(t, q) for q in quads), default=0.0) for t in req_q]
         matched_found = {j for _, j in pairs}
         rest = [q for j, q in enumerate(quads) if j not in matched_found]
         opt_pairs = match(opt_q, rest)
@@ -55,8 +68,16 @@ def main() -> None:
         perfect += len(pairs) == len(req_q) and fp == 0
     recall = found_required / max(required_total, 1)
     precision = (found_total - false_pos) / max(found_total, 1)
-    print(f"frames {args.frames} ({'harsh' if args.harsh else 'mixed'} conditions): cards {required_total}")
+    print(
+        f"{args.detector} detector, {args.frames} frames ({'harsh' if args.harsh else 'mixed'} conditions) "
+        f"from seed {args.seed}: cards {required_total}"
+    )
     print(f"recall {recall:.4f}, precision {precision:.4f}, frames with every card right {perfect / args.frames:.3f}")
+    fit = np.array(fits)
+    print(
+        f"outline fit: mean IoU {fit.mean():.3f}; IoU >= 0.8 for {(fit >= 0.8).mean():.3f}, "
+        f">= 0.9 for {(fit >= 0.9).mean():.3f} of the cards"
+    )
     print(f"detector time per frame: median {statistics.median(times) * 1000:.1f} ms")
     print("misses by role/surface:", dict(misses.most_common(8)))
 

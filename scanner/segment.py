@@ -266,11 +266,25 @@ class CardFinder:
 
 
 def _mark_touching(found: list[Detection]) -> list[Detection]:
-    for i, a in enumerate(found):
-        for b in found[i + 1 :]:
-            if _iou(_grow(a.corners, 1.04), _grow(b.corners, 1.04)) > 0:
-                a.touching = b.touching = True
+    grown = [_grow(d.corners, 1.04) for d in found]
+    boxes = np.array([[*g.min(axis=0), *g.max(axis=0)] for g in grown]).reshape(-1, 4)
+    for i, j in _overlapping_boxes(boxes):
+        if _iou(grown[i], grown[j]) > 0:
+            found[i].touching = found[j].touching = True
     return found
+
+
+def _overlapping_boxes(boxes: np.ndarray) -> list[tuple[int, int]]:
+    """Pairs (i < j) of bounding boxes (x0, y0, x1, y1) that overlap: the only quads worth an
+    exact overlap test (a frame holds a few dozen quads, most far apart)."""
+    apart = (
+        (boxes[:, None, 0] > boxes[None, :, 2])
+        | (boxes[None, :, 0] > boxes[:, None, 2])
+        | (boxes[:, None, 1] > boxes[None, :, 3])
+        | (boxes[None, :, 1] > boxes[:, None, 3])
+    )
+    i, j = np.nonzero(np.triu(~apart, k=1))
+    return list(zip(i.tolist(), j.tolist()))
 
 
 def _is_cut(quad: np.ndarray, size: tuple[int, int]) -> bool:
@@ -307,7 +321,7 @@ def _cards_from_geometry(
 ) -> list[Detection]:
     """Cards from a version-2 finder's maps: each blob of inner card votes, pixel by pixel, for
     its card's centre, angle and size; the quad they agree on is put on the card's edges
-    (``snap_to_edges``). No contour search: a card costs a few array operations."""
+    (``snap_many``). No contour search: a card costs a few array operations."""
     w, h = size
     oh, ow = prob.shape
     scale = np.array([w / ow, h / oh], np.float32)
@@ -335,10 +349,15 @@ def _cards_from_geometry(
             voted.append((quad, float(weights[group].sum()), float(weights[group].mean()), weak, agreement))
     # pieces of one card's inner part (split by a shadow, a hand) vote for the same card: keep one
     voted.sort(key=lambda v: -v[1])
-    kept: list[tuple[np.ndarray, float, float, bool, float]] = []
-    for v in voted:
-        if all(_iou(v[0], k[0]) < SAME_CARD for k in kept):
-            kept.append(v)
+    boxes = np.array([[*v[0].min(axis=0), *v[0].max(axis=0)] for v in voted]).reshape(-1, 4)
+    near: dict[int, list[int]] = {}
+    for i, j in _overlapping_boxes(boxes):
+        near.setdefault(j, []).append(i)  # i < j: i has more votes
+    chosen: set[int] = set()
+    for j in range(len(voted)):
+        if all(_iou(voted[j][0], voted[i][0]) < SAME_CARD for i in near.get(j, []) if i in chosen):
+            chosen.add(j)
+    kept = [voted[j] for j in sorted(chosen)]
     guesses = [quad * scale for quad, *_ in kept]
     # put on the card's edges before the cut test: a card lying whole near the frame's edge is told
     # from a cut one by where its sides really are
