@@ -63,6 +63,7 @@ def _train_finder(args: argparse.Namespace) -> int:
         processes=args.processes,
         width=args.width,
         piles=args.piles,
+        arch=args.arch,
     )
     return 0
 
@@ -298,6 +299,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         action=argparse.BooleanOptionalAction,
         default=True,
         help="one scene in 4 is a spread won pile (touching cards)",
+    )
+    p.add_argument(
+        "--arch", choices=("standard", "light"), default="standard", help="light: the upward path convolves first"
     )
     p.set_defaults(run=_train_finder)
 

@@ -41,7 +41,12 @@ def _sample(seed: int, width: int = INPUT_WIDTH, piles: bool = False) -> tuple[n
     return image, target, weight, geometry.astype(np.float16), counts
 
 
-def make_model(torch):
+ARCHITECTURES = ("standard", "light")
+
+
+def make_model(torch, arch: str = "standard"):
+    """The finder network. ``light``: the two upward steps convolve before upsampling, not after
+    (a quarter of their work; the upward path is most of the network's cost at 512 px)."""
     nn = torch.nn
 
     def conv(cin, cout, stride=1, dilation=1):
@@ -55,8 +60,17 @@ def make_model(torch):
             self.down1 = conv(3, 16, 2)  # 1/2
             self.down2 = nn.Sequential(conv(16, 24, 2), conv(24, 24))  # 1/4
             self.down3 = nn.Sequential(conv(24, 48, 2), conv(48, 48, dilation=2), conv(48, 48, dilation=4))  # 1/8
-            self.up3 = nn.Sequential(nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False), conv(48, 24))
-            self.up2 = nn.Sequential(nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False), conv(48, 16))
+
+            def up(cin, cout):
+                upsample = nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False)
+                return (
+                    nn.Sequential(conv(cin, cout), upsample)
+                    if arch == "light"
+                    else nn.Sequential(upsample, conv(cin, cout))
+                )
+
+            self.up3 = up(48, 24)
+            self.up2 = up(48, 16)
             self.head = nn.Conv2d(32, 1, 1)
             # where each inner pixel's card lies (its centre, angle and size): the quad without a
             # search. Pointwise layers: a 3x3 convolution at this resolution would double the cost
@@ -84,6 +98,7 @@ def train_finder(
     log=print,
     width: int = INPUT_WIDTH,
     piles: bool = False,
+    arch: str = "standard",
 ) -> dict:
     import torch
 
@@ -101,7 +116,7 @@ def train_finder(
     for i, sample in enumerate(samples):
         image = sample[0]
         by_size.setdefault(image.shape, []).append(i)
-    model = make_model(torch)
+    model = make_model(torch, arch)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     batch = 8
     steps = epochs * sum((len(v) + batch - 1) // batch for v in by_size.values())
@@ -157,6 +172,7 @@ def train_finder(
             "scenes": scenes,
             "epochs": epochs,
             "piles": piles,
+            "arch": arch,
             "seconds": round(time.perf_counter() - started),
         },
     }
