@@ -115,14 +115,19 @@ class Tracker:
         """Cluster the window's cards by position; keep those seen in most frames."""
         clusters: list[list[ScannedCard]] = []
         anchors: list[np.ndarray] = []
+        boxes: list[tuple[float, float, float, float]] = []  # the anchors' bounding boxes
         for scan in self._window:
             for card in scan.cards:
+                (x0, y0), (x1, y1) = card.corners.min(axis=0), card.corners.max(axis=0)
                 for i, anchor in enumerate(anchors):
-                    if quad_iou(anchor, card.corners) > 0.5:
+                    # (quads whose boxes do not meet do not overlap: no need for the exact test)
+                    bx0, by0, bx1, by1 = boxes[i]
+                    if x0 <= bx1 and bx0 <= x1 and y0 <= by1 and by0 <= y1 and quad_iou(anchor, card.corners) > 0.5:
                         clusters[i].append(card)
                         break
                 else:
                     anchors.append(card.corners)
+                    boxes.append((float(x0), float(y0), float(x1), float(y1)))
                     clusters.append([card])
         frames = len(self._window)
         out = []
