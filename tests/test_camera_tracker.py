@@ -131,3 +131,24 @@ def test_tracker_declares_a_state_only_after_stillness_and_votes_labels():
     assert len(declared) == 1
     assert [c.label for c in declared[0].removed] == ["blue-2"] and declared[0].added == []
     assert declared[0].target == 8
+
+
+@pytest.mark.parametrize("channels", [3, 1])
+def test_motion_is_the_share_of_pixels_changed_in_any_channel(channels: int) -> None:
+    """A hand over a corner changes that corner: its share of the small copy, counted on the
+    channel that changed most (a red hand on a red cloth still changes green and blue)."""
+    from scanner.track import CHANGED, MOTION_SIZE
+
+    rng = np.random.default_rng(3)
+    shape = (720, 1280, channels) if channels == 3 else (720, 1280)
+    before = rng.integers(100, 110, shape, np.uint8)
+    after = before.copy()
+    after[:180, :320] = 0 if channels == 1 else (before[:180, :320] * [1, 0, 1]).astype(np.uint8)  # one channel
+    tracker = Tracker()
+    assert tracker.motion(before) == 0.0  # nothing to compare with yet
+    small_before = cv2.resize(before, MOTION_SIZE, interpolation=cv2.INTER_AREA).astype(int)
+    small_after = cv2.resize(after, MOTION_SIZE, interpolation=cv2.INTER_AREA).astype(int)
+    diff = np.abs(small_after - small_before)
+    expected = ((diff.max(axis=2) if channels == 3 else diff) > CHANGED).mean() * 100
+    assert tracker.motion(after) == pytest.approx(expected)
+    assert expected == pytest.approx(6.25, abs=0.5)  # a sixteenth of the picture
