@@ -124,3 +124,43 @@ def test_sigkill_mid_round_then_restart_resumes_exactly(tmp_path):
         proc.wait()
     assert after == before
     assert record_after == record_before
+
+
+def test_a_stopped_server_ends_its_live_streams_and_exits_at_once(tmp_path):
+    """``systemctl stop`` (SIGTERM) with a phone following a match live: the stream ends and the
+    server exits cleanly at once, rather than after waitress has waited for the stream's thread."""
+    import threading
+
+    db = str(tmp_path / "stop.sqlite3")
+    port = free_port()
+    proc = start_server(db, port)
+    ended: list[str] = []
+    try:
+        client = Client(f"http://127.0.0.1:{port}")
+        client.login()
+        status, created = client.post("/api/matches", {"players": ["Ana", "Ben"]})
+        assert status == 201
+
+        def follow() -> None:
+            try:
+                with urllib.request.urlopen(f"{client.base}/api/matches/{created['id']}/stream", timeout=60) as res:
+                    res.read()
+                ended.append("closed")
+            except Exception as err:  # the connection may also be cut: ended either way
+                ended.append(type(err).__name__)
+
+        follower = threading.Thread(target=follow, daemon=True)
+        follower.start()
+        time.sleep(1.0)  # the stream is open and waiting for a change
+        stopped = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=20)
+        took = time.monotonic() - stopped
+        follower.join(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert code == 0
+    assert took < 3.0  # waitress alone waits 5 s for a busy thread, then leaves it running
+    assert ended  # the follower's stream came to an end

@@ -19,6 +19,8 @@ def _lan_address() -> str:
 
 
 def serve(args: argparse.Namespace) -> int:
+    import signal
+
     import segno
     import waitress
 
@@ -58,6 +60,16 @@ def serve(args: argparse.Namespace) -> int:
         print(f"Camera: {args.camera} (its state is on the dashboard; calibrate at {url}calibrate)")
     segno.make(url, error="m").terminal(compact=True)
     sys.stdout.flush()
+    hub = get_service(app).hub
+
+    def stop(signum, frame) -> None:
+        # open live streams end first (waitress waits for its threads, a stream's for minutes);
+        # then waitress stops as on Ctrl-C. systemd's stop (SIGTERM) takes the same way out.
+        hub.close()
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
     waitress.serve(
         app,
         host=args.host,
