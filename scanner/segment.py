@@ -1,8 +1,8 @@
 """The learned card finder: a small fully convolutional network (ONNX, run with onnxruntime) at a
 reduced resolution marks the *inner part* of every card, so touching cards stay apart, and at each
 marked pixel says where that pixel's card lies: its centre, angle and size (the geometry head). The
-pixels of a blob vote for their card's quad, which OpenCV-free array code then puts on the card's
-edges in the full frame (``snap_many``). No contour search, no per-card OpenCV loop."""
+pixels of a blob vote for their card's quad, which is then put on the card's edges in the full frame
+by array code for all the frame's cards at once (``snap_many``). No contour search."""
 
 from __future__ import annotations
 
