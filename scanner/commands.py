@@ -290,8 +290,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "models"))
     # the defaults are the shipped finder's recipe (models/card_finder.json)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--scenes", type=int, default=1600)
-    p.add_argument("--epochs", type=int, default=12)
+    p.add_argument("--scenes", type=int, default=2400)
+    p.add_argument("--epochs", type=int, default=14)
     p.add_argument("--processes", type=int, default=2)
     p.add_argument("--width", type=int, default=512, help="network input width in pixels")
     p.add_argument(

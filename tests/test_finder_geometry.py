@@ -111,3 +111,23 @@ def test_a_finder_without_a_geometry_head_is_refused_with_what_to_do(tmp_path) -
     with pytest.raises(ValueError, match="without a geometry head.*tweak train-finder"):
         CardFinder(old)
     assert CardFinder(DEFAULT_MODEL).meta["geometry"]["channels"] == 6
+
+
+def test_train_finder_defaults_are_the_shipped_finders_recipe() -> None:
+    """``tweak train-finder`` with no options trains the finder that is shipped (reproducibly)."""
+    import json
+
+    from companion.cli import build_parser
+    from scanner.segment import DEFAULT_MODEL
+
+    args = build_parser().parse_args(["train-finder"])
+    meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    training = meta["training"]
+    assert (args.seed, args.scenes, args.epochs, args.piles, args.arch) == (
+        training["seed"],
+        training["scenes"],
+        training["epochs"],
+        training["piles"],
+        training["arch"],
+    )
+    assert args.width == meta["input_width"]
