@@ -132,19 +132,19 @@ def _components(mask: np.ndarray) -> list[np.ndarray]:
     return out
 
 
-def _weak_blobs(prob: np.ndarray, strong: list[tuple[np.ndarray, float]]) -> list[tuple[np.ndarray, float]]:
+def _weak_blobs(prob: np.ndarray, strong: list[np.ndarray]) -> list[np.ndarray]:
     """Blobs the network marks only faintly (a card the colour of the cloth, under glare): regions
-    over ``WEAK_THRESHOLD`` with no pixel over ``THRESHOLD``, at least a sixth of a card's blob.
-    The scanner keeps a card found there only if the classifier reads it surely."""
+    over ``WEAK_THRESHOLD`` with no pixel over ``THRESHOLD``, at least a sixth of a card's blob
+    (``strong``: the blobs over ``THRESHOLD``). The scanner keeps a card found there only if the
+    classifier reads it surely."""
     if not strong:
         return []
-    typical = float(np.median([len(b) for b, _ in strong]))
+    typical = float(np.median([len(b) for b in strong]))
     out = []
     for pts in _components(prob > WEAK_THRESHOLD):
         xi, yi = pts[:, 0].astype(int), pts[:, 1].astype(int)
-        values = prob[yi, xi]
-        if len(pts) >= typical / 6 and float(values.max()) <= THRESHOLD:
-            out.append((pts, float(values.mean())))
+        if len(pts) >= typical / 6 and float(prob[yi, xi].max()) <= THRESHOLD:
+            out.append(pts)
     return out
 
 
@@ -326,7 +326,7 @@ def _cards_from_geometry(
     oh, ow = prob.shape
     scale = np.array([w / ow, h / oh], np.float32)
     strong = _components(prob > THRESHOLD)
-    blobs = [(pts, False) for pts in strong] + [(pts, True) for pts, _ in _weak_blobs(prob, [(b, 0.0) for b in strong])]
+    blobs = [(pts, False) for pts in strong] + [(pts, True) for pts in _weak_blobs(prob, strong)]
     # quad (map px), votes, mean probability, weak, agreement on the angle
     voted: list[tuple[np.ndarray, float, float, bool, float]] = []
     for pts, weak in blobs:

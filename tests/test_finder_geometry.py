@@ -131,3 +131,17 @@ def test_train_finder_defaults_are_the_shipped_finders_recipe() -> None:
         training["arch"],
     )
     assert args.width == meta["input_width"]
+
+
+def test_the_target_counts_only_where_the_decks_top_card_is_in_view() -> None:
+    from scanner.metrics import target_in_view
+
+    def truth(role: str, occluded: float, truncated: bool = False) -> dict:
+        card = {"label": "back-8", "role": role, "occluded": occluded, "truncated": truncated, "corners": []}
+        return {"cards": [card], "target": 8}
+
+    assert target_in_view(truth("deck", 0.1))
+    assert target_in_view(truth("special", 0.0))  # the blue card lying in the deck's place
+    assert not target_in_view(truth("deck", 0.6))  # under a hand
+    assert not target_in_view(truth("deck", 0.0, truncated=True))  # cut by the frame
+    assert not target_in_view(truth("won_pile", 0.0))  # a won pile's back is not the deck
