@@ -81,10 +81,11 @@ def _open_scanner(args: argparse.Namespace, command: str, detector: str = "auto"
     from .calibration import CalibrationError
     from .pipeline import load_scanner
     from .profile import ProfileError
+    from .segment import FinderError
 
     try:
         return load_scanner(args.profile, args.mat, args.players, detector, args.calibration)
-    except (ProfileError, FileNotFoundError, CalibrationError) as err:
+    except (ProfileError, FileNotFoundError, CalibrationError, FinderError) as err:
         print(f"tweak {command}: {err}", file=sys.stderr)
         return None
 
@@ -157,11 +158,12 @@ def _score(args: argparse.Namespace) -> int:
 def _enrol(args: argparse.Namespace) -> int:
     from .pipeline import load_scanner
     from .profile import ProfileError, enrol_folder
+    from .segment import FinderError
 
     try:
         scanner = load_scanner(detector=args.detector)
         report = enrol_folder(Path(args.folder), scanner, deck=args.deck or Path(args.folder).name)
-    except (ProfileError, FileNotFoundError) as err:
+    except (ProfileError, FileNotFoundError, FinderError) as err:
         print(f"tweak enrol: {err}", file=sys.stderr)
         return 2
     for problem in report.refused:

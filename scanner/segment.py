@@ -225,6 +225,10 @@ def snap_many(gray: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
     return list(out)
 
 
+class FinderError(ValueError):
+    """A card finder model that this scanner cannot use (said with what to do)."""
+
+
 class CardFinder:
     """The shipped (or another) card finder network; one per camera, thread-compatible."""
 
@@ -236,7 +240,7 @@ class CardFinder:
             raise FileNotFoundError(f"no card finder at {model}: run `tweak train-finder`")
         self.meta = json.loads(model.with_suffix(".json").read_text())
         if "geometry" not in self.meta:
-            raise ValueError(
+            raise FinderError(
                 f"{model} is a card finder without a geometry head (version {self.meta.get('version', 1)}): "
                 "run `tweak train-finder` for a version-2 one"
             )

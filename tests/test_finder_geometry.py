@@ -145,3 +145,19 @@ def test_the_target_counts_only_where_the_decks_top_card_is_in_view() -> None:
     assert not target_in_view(truth("deck", 0.6))  # under a hand
     assert not target_in_view(truth("deck", 0.0, truncated=True))  # cut by the frame
     assert not target_in_view(truth("won_pile", 0.0))  # a won pile's back is not the deck
+
+
+def test_tweak_scan_says_what_to_do_with_an_old_finder_instead_of_a_traceback(monkeypatch, tmp_path, capsys) -> None:
+    import scanner.pipeline
+    from companion.cli import main
+    from scanner.segment import FinderError
+
+    def old_finder(*args, **kwargs):
+        raise FinderError("models/card_finder.onnx is a card finder without a geometry head (version 1)")
+
+    monkeypatch.setattr(scanner.pipeline, "load_scanner", old_finder)
+    image = tmp_path / "table.png"
+    cv2.imwrite(str(image), np.zeros((90, 160, 3), np.uint8))
+    assert main(["scan", str(image), "--json"]) == 2
+    err = capsys.readouterr().err
+    assert "tweak scan:" in err and "without a geometry head" in err and "Traceback" not in err

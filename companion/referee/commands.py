@@ -53,6 +53,7 @@ def _run(args: argparse.Namespace) -> int:
     from scanner.camera import CameraError, open_source
     from scanner.pipeline import load_scanner
     from scanner.profile import ProfileError
+    from scanner.segment import FinderError
 
     from .run import referee_frames
 
@@ -72,7 +73,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         scanner = load_scanner(args.profile)
         zones = load_calibration(args.calibration) if args.calibration else None
-    except (ProfileError, CalibrationError, FileNotFoundError) as err:
+    except (ProfileError, CalibrationError, FileNotFoundError, FinderError) as err:
         print(f"tweak referee: {err}", file=sys.stderr)
         return 2
     if args.source.startswith("virtual:"):

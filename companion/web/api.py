@@ -160,7 +160,7 @@ def _scanner():
                 current_app.extensions["tweak_profile_error"] = str(err)
                 scanner = load_scanner(calibration=saved)
             current_app.extensions["tweak_scanner"] = scanner
-        except (FileNotFoundError, ImportError) as err:
+        except (FileNotFoundError, ImportError, ValueError) as err:  # (ValueError: a finder it cannot use)
             current_app.logger.warning("camera view without recognition: %s", err)
             current_app.extensions["tweak_scanner"] = None
     return current_app.extensions["tweak_scanner"]
