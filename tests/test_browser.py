@@ -226,3 +226,21 @@ def test_referee_answers_the_cameras_question_and_taps_a_missed_move(server, pag
     expect(page.get_by_test_id("log")).to_contain_text("Ana: orange-5 + red-2 = 7")
     expect(page.get_by_test_id("to-move")).to_have_text("Ben")
     page.screenshot(path=str(ARTIFACTS / "camera-question.png"), full_page=True)
+
+
+def test_dealer_choice_lists_names_typed_before_the_page_script_ran(server, page):
+    """Names typed while setup.js was still loading (or restored by the browser on going back)
+    fire no listener: the first-dealer list (R2.3) must still offer them."""
+    _, url = server
+    page.goto(url + "/")
+    page.get_by_test_id("pin").fill(PIN)
+    held = []
+    page.route("**/static/setup.js", lambda route: held.append(route))
+    page.get_by_test_id("login").tap()
+    page.get_by_test_id("player-0").wait_for()
+    assert held, "setup.js was not requested"
+    page.get_by_test_id("player-0").fill("Ana")
+    page.get_by_test_id("player-1").fill("Ben")
+    held[0].continue_()
+    page.get_by_test_id("dealer").select_option("Ben", timeout=5000)
+    expect(page.get_by_test_id("dealer")).to_have_value("Ben")

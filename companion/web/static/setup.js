@@ -5,13 +5,16 @@
   const csrf = document.querySelector('meta[name="csrf-token"]').content;
   // the first dealer (R2.3) is chosen among the names typed so far
   const dealer = form.dealer;
-  form.addEventListener("input", (ev) => {
-    if (ev.target.name !== "player") return;
+  const listDealers = () => {
     const keep = dealer.value;
     const names = [...form.querySelectorAll("input[name=player]")].map((i) => i.value.trim()).filter(Boolean);
     [...dealer.options].slice(1).forEach((o) => o.remove());
     names.forEach((n) => dealer.add(new Option(n, n, false, n === keep)));
-  });
+  };
+  form.addEventListener("input", (ev) => { if (ev.target.name === "player") listDealers(); });
+  // names already there when this script runs (typed while the page loaded, or restored by the
+  // browser on going back) never fire "input": list them now
+  listDealers();
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const players = [...form.querySelectorAll("input[name=player]")].map((i) => i.value.trim()).filter(Boolean);
