@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
-DEFAULT_MODEL = MODELS_DIR / "card_classifier.onnx"
+DEFAULT_MODEL = MODELS_DIR / "card_classifier.int8.onnx"  # 8-bit (scanner.quantize) of card_classifier.onnx
 #: Below this confidence a crop is reported as not recognised (low confidence), not as a card.
 MIN_CONFIDENCE = 0.6
 #: A crop read less surely than this is read a second time turned half a turn, and the two readings

@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from . import quantize
+
 
 def _render(args: argparse.Namespace) -> int:
     import cv2
@@ -46,6 +48,9 @@ def _train(args: argparse.Namespace) -> int:
         harsh_share=args.harsh_share,
         head=args.head,
     )
+    from .quantize import quantize_classifier
+
+    print(f"wrote {quantize_classifier(Path(args.out))} (8-bit, the one the scanner runs)")
     print("now run `tweak evaluate --write` to measure it and update the model card")
     return 0
 
@@ -65,6 +70,23 @@ def _train_finder(args: argparse.Namespace) -> int:
         piles=args.piles,
         arch=args.arch,
     )
+    from .quantize import quantize_finder
+
+    print(f"wrote {quantize_finder(Path(args.out))} (8-bit, the one the scanner runs)")
+    return 0
+
+
+def _quantize(args: argparse.Namespace) -> int:
+    from .quantize import QuantizeError, quantize_classifier, quantize_finder
+
+    try:
+        if args.model in ("finder", "both"):
+            print(f"wrote {quantize_finder(Path(args.models), args.seed, args.frames)}")
+        if args.model in ("classifier", "both"):
+            print(f"wrote {quantize_classifier(Path(args.models), args.seed, args.scenes)}")
+    except QuantizeError as err:
+        print(f"tweak quantize: {err}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -307,8 +329,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.set_defaults(run=_train_finder)
 
+    p = sub.add_parser("quantize", help="the 8-bit run-time models from the trained float ones (needs onnx)")
+    p.add_argument("model", nargs="?", choices=("finder", "classifier", "both"), default="both")
+    p.add_argument("--models", default=str(Path(__file__).resolve().parent.parent / "models"))
+    # the defaults are the shipped 8-bit models' recipe (models/*.int8.json)
+    p.add_argument("--seed", type=int, default=quantize.CALIBRATION_SEED, help="seed of the calibration renders")
+    p.add_argument("--frames", type=int, default=quantize.FINDER_FRAMES, help="calibration frames (finder)")
+    p.add_argument("--scenes", type=int, default=quantize.CLASSIFIER_SCENES, help="calibration scenes (classifier)")
+    p.set_defaults(run=_quantize)
+
     p = sub.add_parser("evaluate", help="measure the card classifier on held-out renders")
-    p.add_argument("--model", default=str(Path(__file__).resolve().parent.parent / "models" / "card_classifier.onnx"))
+    p.add_argument("--model", default=str(quantize.MODELS_DIR / "card_classifier.int8.onnx"))
     p.add_argument("--scenes", type=int, default=300, help="scenes per evaluation set")
     p.add_argument("--write", action="store_true", help="store the metrics in the model's JSON and MODEL_CARD.md")
     p.set_defaults(run=_evaluate)

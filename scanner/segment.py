@@ -16,7 +16,7 @@ from .crops import order_portrait
 from .detect import Detection, _grow, _iou
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
-DEFAULT_MODEL = MODELS_DIR / "card_finder.onnx"
+DEFAULT_MODEL = MODELS_DIR / "card_finder.int8.onnx"  # 8-bit (scanner.quantize) of card_finder.onnx
 INPUT_WIDTH = 512
 SHRINK = 0.7  # the marked inner part is the card scaled by this about its centre
 # a card whose outline comes this close to the frame's edge (px, full frame) is cut by it; a card
@@ -30,6 +30,21 @@ def input_size(w: int, h: int, width: int = INPUT_WIDTH) -> tuple[int, int]:
     """The network's input size for a w x h frame: ``width`` wide, height a multiple of 16."""
     height = max(64, int(round(h * width / w / 16)) * 16)
     return width, height
+
+
+def downscale(frame: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """``frame`` resized down to ``size`` as an area average, fast: halvings first (a bilinear
+    resize to exactly half size averages each 2x2 block, 10x faster than OpenCV's area resize at a
+    fractional scale), the rest by area.
+
+    >>> downscale(np.zeros((720, 1280, 3), np.uint8), (512, 288)).shape
+    (288, 512, 3)
+    """
+    w, h = size
+    while frame.shape[1] >= 2 * w and frame.shape[0] >= 2 * h:
+        half = (frame.shape[1] // 2, frame.shape[0] // 2)
+        frame = cv2.resize(frame[: 2 * half[1], : 2 * half[0]], half, interpolation=cv2.INTER_LINEAR)
+    return cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
 
 
 def interior_mask(
@@ -249,14 +264,17 @@ class CardFinder:
         options.inter_op_num_threads = 1
         self.session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
 
+    def preprocess(self, frame: np.ndarray) -> np.ndarray:
+        """The network's input for a BGR frame: 1 x 3 x h x w, shrunk and normalised."""
+        h, w = frame.shape[:2]
+        small = downscale(frame, input_size(w, h, int(self.meta.get("input_width", INPUT_WIDTH))))
+        x = (small.astype(np.float32) / 255.0 - 0.5) / 0.25
+        return np.ascontiguousarray(x.transpose(2, 0, 1)[None])
+
     def run(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The network's map of inner card parts (probabilities) and its geometry map
         (``GEOMETRY_CHANNELS`` x h x w), both at the output's reduced resolution."""
-        h, w = frame.shape[:2]
-        size = input_size(w, h, int(self.meta.get("input_width", INPUT_WIDTH)))
-        small = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
-        x = (small.astype(np.float32) / 255.0 - 0.5) / 0.25
-        inner, geometry = self.session.run(None, {"frames": x.transpose(2, 0, 1)[None]})
+        inner, geometry = self.session.run(None, {"frames": self.preprocess(frame)})
         return 1 / (1 + np.exp(-inner[0, 0])), geometry[0]
 
     def find(self, frame: np.ndarray, gray: np.ndarray | None = None) -> list[Detection]:

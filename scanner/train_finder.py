@@ -6,10 +6,9 @@ import json
 import time
 from pathlib import Path
 
-import cv2
 import numpy as np
 
-from .segment import GEOMETRY_CHANNELS, INPUT_WIDTH, geometry_target, input_size, interior_mask
+from .segment import GEOMETRY_CHANNELS, INPUT_WIDTH, downscale, geometry_target, input_size, interior_mask
 from .synth.table import render_table
 
 FINDER_SEED_BASE = 20_000_000
@@ -33,7 +32,7 @@ def _sample(seed: int, width: int = INPUT_WIDTH, piles: bool = False) -> tuple[n
         rendered = render_table(seed, harsh=seed % 4 == 0)
     truth = rendered.truth
     size = input_size(truth["width"], truth["height"], width)
-    image = cv2.resize(rendered.image, size, interpolation=cv2.INTER_AREA)
+    image = downscale(rendered.image, size)  # as the finder does at run time
     out = (size[0] // 2, size[1] // 2)
     frame_size = (truth["width"], truth["height"])
     target, weight = interior_mask(truth["cards"], frame_size, out)
