@@ -14,16 +14,23 @@ def order_portrait(corners: np.ndarray) -> np.ndarray:
     """Order 4 corners clockwise, starting at a corner of a short side, so the crop is portrait.
 
     Which of the two short sides is the printed top is left to the classifier's orientation output.
+
+    >>> order_portrait(np.array([[0, 0], [0, 10], [20, 10], [20, 0]])).tolist()
+    [[20.0, 0.0], [20.0, 10.0], [0.0, 10.0], [0.0, 0.0]]
     """
-    pts = np.asarray(corners, np.float32).reshape(4, 2)
-    centre = pts.mean(axis=0)
-    angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
-    pts = pts[np.argsort(angles)]  # clockwise in image coordinates (y down)
-    side01 = np.linalg.norm(pts[1] - pts[0]) + np.linalg.norm(pts[3] - pts[2])
-    side12 = np.linalg.norm(pts[2] - pts[1]) + np.linalg.norm(pts[0] - pts[3])
-    if side01 > side12:  # 0-1 is a long side: start one corner later
-        pts = np.roll(pts, -1, axis=0)
-    return pts
+    return order_portrait_many(np.asarray(corners, np.float32).reshape(1, 4, 2))[0]
+
+
+def order_portrait_many(quads: np.ndarray) -> np.ndarray:
+    """``order_portrait`` for Q x 4 x 2 corners at once."""
+    pts = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    centre = pts.mean(axis=1, keepdims=True)
+    angles = np.arctan2(pts[..., 1] - centre[..., 1], pts[..., 0] - centre[..., 0])
+    pts = np.take_along_axis(pts, np.argsort(angles, axis=1)[..., None], axis=1)  # clockwise (y down)
+    side = np.linalg.norm(pts - np.roll(pts, -1, axis=1), axis=2)  # side i: corner i to i + 1
+    # 0-1 is a long side: start one corner later
+    long_first = side[:, 0] + side[:, 2] > side[:, 1] + side[:, 3]
+    return np.where(long_first[:, None, None], np.roll(pts, -1, axis=1), pts)
 
 
 def warp_crop(image: np.ndarray, corners: np.ndarray, size: tuple[int, int] = (CROP_W, CROP_H)) -> np.ndarray:

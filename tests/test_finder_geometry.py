@@ -161,3 +161,21 @@ def test_tweak_scan_says_what_to_do_with_an_old_finder_instead_of_a_traceback(mo
     assert main(["scan", str(image), "--json"]) == 2
     err = capsys.readouterr().err
     assert "tweak scan:" in err and "without a geometry head" in err and "Traceback" not in err
+
+
+def test_groups_decode_at_once_as_each_does_alone() -> None:
+    """The frame's pixel groups decoded in one array pass give each group's own quad and angle
+    agreement (``decode_geometry``), with pixels of several groups interleaved."""
+    from scanner.segment import _decode_groups
+
+    rng = np.random.default_rng(3)
+    geometry = rng.normal(0, 0.5, (6, 40, 60)).astype(np.float32)
+    pts = np.stack([rng.integers(0, 60, 300) + 0.5, rng.integers(0, 40, 300) + 0.5], axis=1).astype(np.float32)
+    weights = rng.uniform(0.5, 1.0, 300).astype(np.float32)
+    group = rng.integers(0, 5, 300)
+    g = geometry[:, pts[:, 1].astype(int), pts[:, 0].astype(int)]
+    quads, agreement = _decode_groups(pts, g, weights, group, 5)
+    for j in range(5):
+        alone, how_sure = decode_geometry(geometry, pts[group == j], weights[group == j])
+        assert np.allclose(quads[j], alone, atol=1e-3)
+        assert agreement[j] == pytest.approx(how_sure, abs=1e-5)
