@@ -230,6 +230,14 @@ def test_a_refill_card_never_seen_is_asked_about_not_guessed() -> None:
 
     def answer(question):
         asked.append(question)
+        seen = referee.seen
+        held, table, turns = seen.round, list(seen.round.table), len(seen.turns)
+        late = [r for r in question.readings if r.observed.late]
+        assert late, "the readings name the card the refill must have turned"
+        for reading in late:
+            assert seen.check(reading.observed) is None
+            # a check leaves the round as it was: the very state object callers hold, too
+            assert seen.round is held and seen.round.table == table and len(seen.turns) == turns
         k = len(referee.seen.turns)
         for i, reading in enumerate(question.readings):
             if same_turn(reading.observed.turn, truth[k]):

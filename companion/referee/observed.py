@@ -184,15 +184,21 @@ class ObservedRound:
         self._apply_target()
 
     def check(self, observed: ObservedTurn) -> RuleError | None:
-        """The rule ``observed`` breaks, or None; the state is left as it was."""
-        saved = list(self.turns)
+        """The rule ``observed`` breaks, or None; the state is left as it was, ``round`` (the
+        engine's state object, which callers may hold) included."""
+        if observed.late:
+            # a late refill replays the whole round (a new ``round``): try it on a copy
+            trial = ObservedRound(self.players, self.dealer, self.colours, self.edition, self.initial_table)
+            trial.targets = dict(self.targets)
+            trial.rebuild(self.turns)
+            target = trial
+        else:
+            target = self
         try:
-            self.push(observed)
+            target.push(observed)
         except RuleError as err:
             return err
-        if observed.late:
-            self.rebuild(saved)
-        else:
+        if target is self:
             self.pop()
         return None
 
