@@ -69,6 +69,7 @@ def _train_finder(args: argparse.Namespace) -> int:
         width=args.width,
         piles=args.piles,
         arch=args.arch,
+        foreign=args.foreign,
     )
     from .quantize import quantize_finder
 
@@ -323,6 +324,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         action=argparse.BooleanOptionalAction,
         default=True,
         help="one scene in 4 is a spread won pile (touching cards)",
+    )
+    p.add_argument(
+        "--foreign",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="one scene in 6 shows another deck's cards (outlines, not TWEAK's art), some seen closer",
     )
     p.add_argument(
         "--arch", choices=("standard", "light"), default="standard", help="light: the upward path convolves first"

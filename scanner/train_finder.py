@@ -3,31 +3,59 @@
 from __future__ import annotations
 
 import json
+import random
 import time
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from .segment import GEOMETRY_CHANNELS, INPUT_WIDTH, downscale, geometry_target, input_size, interior_mask
-from .synth.table import render_table
+from .synth.table import RenderedTable, render_table
 
 FINDER_SEED_BASE = 20_000_000
 
 
 GEOMETRY_WEIGHT = 1.0  # the geometry head's loss beside the inner-card mask's
 PILE_SHARE = 4  # one scene in PILE_SHARE is a won pile spread out, cards touching (scanner.piles)
+FOREIGN_SHARE = 6  # one scene in FOREIGN_SHARE (seeds 2 mod 6, never a pile's) shows another deck
 
 
-def _sample(seed: int, width: int = INPUT_WIDTH, piles: bool = False) -> tuple[np.ndarray, ...]:
+def _closer(rendered: RenderedTable, rng: random.Random) -> RenderedTable:
+    """Half the time, the frame seen 1.3-3x closer about one of its cards (the part around it
+    enlarged to the full frame, the truth's corners with it): cards a quarter of the frame wide,
+    as in photographs taken by hand."""
+    truth = rendered.truth
+    if rng.random() < 0.5 or not truth["cards"]:
+        return rendered
+    w, h = truth["width"], truth["height"]
+    zoom = rng.uniform(1.3, 3.0)
+    cw, ch = w / zoom, h / zoom
+    cx, cy = np.mean(rng.choice(truth["cards"])["corners"], axis=0)
+    x0 = float(np.clip(cx - cw * rng.uniform(0.2, 0.8), 0, w - cw))
+    y0 = float(np.clip(cy - ch * rng.uniform(0.2, 0.8), 0, h - ch))
+    m = np.array([[zoom, 0, -x0 * zoom], [0, zoom, -y0 * zoom]], np.float32)
+    image = cv2.warpAffine(rendered.image, m, (w, h), flags=cv2.INTER_LINEAR)
+    cards = []
+    for card in truth["cards"]:
+        corners = (np.array(card["corners"], np.float32) - [x0, y0]) * zoom
+        cut = bool((corners < 0).any() or (corners[:, 0] >= w).any() or (corners[:, 1] >= h).any())
+        cards.append(card | {"corners": corners.tolist(), "truncated": card["truncated"] or cut})
+    return RenderedTable(image, truth | {"cards": cards})
+
+
+def _sample(seed: int, width: int = INPUT_WIDTH, piles: bool = False, foreign: bool = False) -> tuple[np.ndarray, ...]:
     """One rendered scene: the network's input, the inner-card target and its loss weight, and the
-    geometry head's target (float16, to keep thousands of scenes in memory) and where it counts."""
+    geometry head's target (float16, to keep thousands of scenes in memory) and where it counts.
+    ``foreign``: one scene in ``FOREIGN_SHARE`` shows another deck's cards (``render_foreign_card``),
+    so the finder learns what a card looks like, not only TWEAK's art."""
     if piles and seed % PILE_SHARE == 1:
-        import random
-
         from .piles import render_pile_table
         from .synth.cards import random_style
 
         rendered, _ = render_pile_table(seed, style=random_style(random.Random(seed)))
+    elif foreign and seed % FOREIGN_SHARE == 2:
+        rendered = _closer(render_table(seed, harsh=seed % 4 == 0, foreign=True), random.Random(seed + 1))
     else:
         rendered = render_table(seed, harsh=seed % 4 == 0)
     truth = rendered.truth
@@ -98,6 +126,7 @@ def train_finder(
     width: int = INPUT_WIDTH,
     piles: bool = False,
     arch: str = "standard",
+    foreign: bool = False,
 ) -> dict:
     import torch
 
@@ -109,7 +138,7 @@ def train_finder(
     import multiprocessing
 
     with multiprocessing.get_context("fork").Pool(processes) as pool:
-        samples = pool.starmap(_sample, [(i, width, piles) for i in range(first, first + scenes)], chunksize=8)
+        samples = pool.starmap(_sample, [(i, width, piles, foreign) for i in range(first, first + scenes)], chunksize=8)
     log(f"{scenes} scenes rendered in {time.perf_counter() - started:.0f} s; training...")
     by_size: dict[tuple, list[int]] = {}
     for i, sample in enumerate(samples):
@@ -171,6 +200,7 @@ def train_finder(
             "scenes": scenes,
             "epochs": epochs,
             "piles": piles,
+            "foreign": foreign,
             "arch": arch,
             "seconds": round(time.perf_counter() - started),
         },

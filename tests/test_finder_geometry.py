@@ -131,6 +131,7 @@ def test_train_finder_defaults_are_the_shipped_finders_recipe() -> None:
         training["arch"],
     )
     assert args.width == meta["input_width"]
+    assert args.foreign == training.get("foreign", False)
 
 
 def test_the_target_counts_only_where_the_decks_top_card_is_in_view() -> None:

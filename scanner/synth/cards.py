@@ -379,3 +379,94 @@ def render_card(label: str, style: ArtStyle, rng: random.Random) -> np.ndarray:
     )
     img[CARD_MASK == 0] = 0
     return img
+
+
+FOREIGN_SHAPES = ("diamond", "oval", "squiggle", "rect", "circle", "triangle", "star")
+
+
+def _symbol(shape: str, centre: tuple[float, float], size: tuple[float, float], rng: random.Random) -> np.ndarray:
+    """The outline of one printed symbol (N x 2 int32 points), ``size`` = (width, height)."""
+    cx, cy = centre
+    w, h = size[0] / 2, size[1] / 2
+    t = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+    if shape == "diamond":
+        pts = np.array([[cx - w, cy], [cx, cy - h], [cx + w, cy], [cx, cy + h]])
+    elif shape == "rect":
+        pts = np.array([[cx - w, cy - h], [cx + w, cy - h], [cx + w, cy + h], [cx - w, cy + h]])
+    elif shape == "triangle":
+        pts = np.array([[cx - w, cy + h], [cx, cy - h], [cx + w, cy + h]])
+    elif shape == "star":
+        r = np.where(np.arange(10) % 2 == 0, 1.0, 0.45)
+        a = np.linspace(-np.pi / 2, 3 * np.pi / 2, 10, endpoint=False)
+        pts = np.stack([cx + w * r * np.cos(a), cy + h * r * np.sin(a)], axis=1)
+    elif shape == "squiggle":  # a bean bent by a wave, as SET's squiggle
+        wave = rng.uniform(0.15, 0.35)
+        x = cx + w * np.cos(t) * (1 + 0.1 * np.sin(3 * t))
+        y = cy + h * np.sin(t) * 0.8 + h * wave * np.sin(2 * np.pi * (x - cx) / (2 * w))
+        pts = np.stack([x, y], axis=1)
+    else:  # oval, circle
+        if shape == "circle":
+            w = h = min(w, h)
+        pts = np.stack([cx + w * np.cos(t), cy + h * np.sin(t)], axis=1)
+    return pts.astype(np.int32)
+
+
+def render_foreign_card(rng: random.Random) -> np.ndarray:
+    """A card of another deck, not TWEAK: plain card stock with 1-3 printed symbols (filled,
+    striped or outlined, as SET's), sometimes corner indices or a large picture. The card finder
+    learns card outlines from these too, not TWEAK's art alone: a user's own deck, real photos of
+    other cards (``../shared/realdata/``). Same size and mask as ``render_card``."""
+    shade = rng.randint(205, 255)
+    paper = tuple(min(255, shade + rng.randint(-12, 6)) for _ in range(3))
+    img = np.full((CARD_H, CARD_W, 3), paper, np.uint8)
+    hsv = np.uint8([[[rng.randint(0, 179), rng.randint(110, 255), rng.randint(70, 220)]]])
+    ink = tuple(int(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+    kind = rng.random()
+    if kind < 0.7:  # symbols in a row along the long side (SET, many board games)
+        shape, count, fill = rng.choice(FOREIGN_SHAPES), rng.randint(1, 3), rng.choice(("solid", "striped", "outline"))
+        sw, sh = CARD_W * rng.uniform(0.45, 0.75), CARD_H * rng.uniform(0.12, 0.22)
+        gap = sh * rng.uniform(1.2, 1.5)
+        for k in range(count):
+            y = CARD_H / 2 + (k - (count - 1) / 2) * gap
+            pts = _symbol(shape, (CARD_W / 2, y), (sw, sh), rng)
+            if fill == "solid":
+                cv2.fillPoly(img, [pts], ink, cv2.LINE_AA)
+            elif fill == "striped":
+                stripes = np.zeros((CARD_H, CARD_W), np.uint8)
+                cv2.fillPoly(stripes, [pts], 255)
+                lines = np.zeros_like(stripes)
+                for x in range(0, CARD_W, rng.randint(4, 8)):
+                    cv2.line(lines, (x, 0), (x, CARD_H), 255, 1)
+                img[(stripes > 0) & (lines > 0)] = ink
+            cv2.polylines(img, [pts], True, ink, rng.randint(2, 5), cv2.LINE_AA)
+    elif kind < 0.85:  # one large picture
+        cx, cy = CARD_W / 2 + rng.uniform(-15, 15), CARD_H / 2 + rng.uniform(-20, 20)
+        pts = _symbol(rng.choice(FOREIGN_SHAPES), (cx, cy), (CARD_W * 0.7, CARD_H * 0.55), rng)
+        cv2.fillPoly(img, [pts], ink, cv2.LINE_AA)
+    else:  # a framed picture of blotches, as a court card
+        m = rng.randint(18, 32)
+        cv2.rectangle(img, (m, m), (CARD_W - m, CARD_H - m), ink, rng.randint(2, 4))
+        for _ in range(rng.randint(3, 8)):
+            centre = (rng.randint(m, CARD_W - m), rng.randint(m, CARD_H - m))
+            axes = (rng.randint(8, 40), rng.randint(8, 40))
+            hue = np.uint8([[[rng.randint(0, 179), rng.randint(80, 255), rng.randint(60, 230)]]])
+            colour = tuple(int(c) for c in cv2.cvtColor(hue, cv2.COLOR_HSV2BGR)[0, 0])
+            cv2.ellipse(img, centre, axes, rng.uniform(0, 180), 0, 360, colour, -1, cv2.LINE_AA)
+    if rng.random() < 0.35:  # corner indices
+        text = rng.choice(("A", "K", "Q", "J", "7", "10", "3"))
+        font = rng.choice(TRAIN_FONTS)
+        for corner, flip in (((16, 34), False), ((CARD_W - 16, CARD_H - 34), True)):
+            size, _ = cv2.getTextSize(text, font, 0.9, 2)
+            org = (corner[0] - size[0] // 2, corner[1] + size[1] // 2)
+            if flip:
+                org = (corner[0] - size[0] // 2, corner[1])
+            cv2.putText(img, text, org, font, 0.9, ink, 2, cv2.LINE_AA)
+    cv2.drawContours(
+        img,
+        [np.array([[0, 0], [CARD_W - 1, 0], [CARD_W - 1, CARD_H - 1], [0, CARD_H - 1]])],
+        -1,
+        tuple(int(c * 0.85) for c in paper),
+        2,
+    )
+    img[CARD_MASK == 0] = 0
+    return img

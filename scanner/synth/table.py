@@ -13,17 +13,19 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import cv2
 import numpy as np
 
 from ..labels import BACKS, FACES, LABELS, TWEAK_FACES
-from .cards import CARD_MASK, CARD_MM, ArtStyle, random_style, render_card
+from .cards import CARD_MASK, CARD_MM, ArtStyle, random_style, render_card, render_foreign_card
 
 FRAME_SIZES = ((1280, 720), (1600, 900), (1920, 1080))
 SURFACES = ("wood", "felt", "cloth", "checked", "mat", "dark")
+# tables of scenes with another deck's cards (the card finder's training): floor boards, bright cloth
+FOREIGN_SURFACES = SURFACES + ("planks", "planks", "bright")
 MAT_MARKERS = (0, 1, 2, 3)  # ArUco 4x4_50 ids at the mat's corners: top-left, top-right, bottom-right, bottom-left
 ROLE_ZONES = {"centre": "centre", "deck": "deck", "special": "deck", "tweak_pile": "tweak_pile"}
 
@@ -276,6 +278,24 @@ def _surface(kind: str, size: tuple[int, int], rng: random.Random, margin: int =
             tile = cv2.aruco.generateImageMarker(dictionary, marker, side).astype(np.float32)
             img[my : my + side, mx : mx + side] = tile[..., None]
         cv2.rectangle(img, (m + 90, m + 90), (w - m - 90, h - m - 90), (150, 150, 150), 2)
+    elif kind == "planks":  # a floor of boards: each its own shade and grain, dark seams between
+        width = rng.uniform(70, 180)
+        across = np.arange(w if rng.random() < 0.5 else h)
+        board = (across // width).astype(int)
+        tone = np.array([rng.randint(25, 70), rng.randint(35, 90), rng.randint(50, 130)], np.float32)
+        shades = 1 + nprng.normal(0, 0.12, board.max() + 2).astype(np.float32)
+        along = np.arange(h if len(across) == w else w, dtype=np.float32)
+        grain = 0.08 * np.sin(along[:, None] * rng.uniform(0.02, 0.08) + board[None, :] * 1.7 + across[None, :] * 0.3)
+        plane = shades[board][None, :] * (1 + grain) + nprng.normal(0, 0.03, (len(along), len(across))).astype(
+            np.float32
+        )
+        plane[:, (across % width) < 2] *= 0.45  # the seams
+        plane = plane if len(across) == w else plane.T
+        img = tone[None, None, :] * plane[..., None]
+    elif kind == "bright":
+        hsv = np.uint8([[[rng.randint(0, 179), rng.randint(120, 255), rng.randint(110, 230)]]])
+        base = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
+        img = base[None, None, :] * (1 + nprng.normal(0, 0.04, (h, w, 1)).astype(np.float32))
     else:  # dark
         level = rng.randint(15, 45)
         img = np.full((h, w, 3), level, np.float32) * (1 + nprng.normal(0, 0.08, (h, w, 1)).astype(np.float32))
@@ -427,16 +447,23 @@ def render_table(
     n_centre: int | None = None,
     light: str | None = None,
     conditions: Conditions | None = None,
+    foreign: bool = False,
 ) -> RenderedTable:
-    """One synthetic overhead photo of a table, and its ground truth (labels, corners)."""
+    """One synthetic overhead photo of a table, and its ground truth (labels, corners).
+    ``foreign``: every card is printed as another deck's (``render_foreign_card``; the labels
+    then only say where the TWEAK cards would lie), on more kinds of table."""
     rng = random.Random(seed)
     style = style or random_style(rng, heldout=heldout_style)
     cond = conditions or random_conditions(rng, harsh=harsh, light=light)
+    if foreign and conditions is None:
+        cond = replace(cond, surface=rng.choice(FOREIGN_SURFACES))
     scene = random_scene(rng, n_centre=n_centre, uniform_labels=uniform_labels)
-    return draw_scene(scene, cond, style, rng, seed)
+    return draw_scene(scene, cond, style, rng, seed, foreign)
 
 
-def draw_scene(scene: Scene, cond: Conditions, style: ArtStyle, rng: random.Random, seed: int) -> RenderedTable:
+def draw_scene(
+    scene: Scene, cond: Conditions, style: ArtStyle, rng: random.Random, seed: int, foreign: bool = False
+) -> RenderedTable:
     """Photograph ``scene``: camera, surface, cards, hand, lens and light, from ``rng``."""
     hom = _camera(scene, cond, rng)
     size = (cond.width, cond.height)
@@ -457,7 +484,7 @@ def draw_scene(scene: Scene, cond: Conditions, style: ArtStyle, rng: random.Rand
     for index, placed in enumerate(scene.cards):
         quad = _project(hom, placed.corners_mm())
         _shadow_under(frame, quad, light_dir, 0.35)
-        art = render_card(placed.label, style, rng)
+        art = render_foreign_card(rng) if foreign else render_card(placed.label, style, rng)
         _paste(frame, art, quad, owner, index)  # a card on top hides what is under it
         records.append(
             {

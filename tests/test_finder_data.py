@@ -1,0 +1,60 @@
+"""The card finder's training scenes with other decks' cards (outlines, not TWEAK's art)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from scanner.crops import warp_crop
+from scanner.synth.cards import CARD_H, CARD_MASK, CARD_W, render_foreign_card
+from scanner.synth.table import render_table
+from scanner.train_finder import FOREIGN_SHARE, _closer, _sample
+
+
+def test_a_foreign_card_is_a_masked_card_of_its_seed() -> None:
+    card = render_foreign_card(random.Random(4))
+    assert card.shape == (CARD_H, CARD_W, 3)
+    assert (card[CARD_MASK == 0] == 0).all()  # rounded corners, as render_card's
+    assert card[CARD_MASK > 0].mean() > 120  # light card stock
+    assert np.array_equal(card, render_foreign_card(random.Random(4)))
+    assert not np.array_equal(card, render_foreign_card(random.Random(5)))
+
+
+def test_a_foreign_table_puts_other_cards_where_the_truth_says() -> None:
+    other = render_table(31, foreign=True)
+    assert not np.array_equal(render_table(31).image, other.image)
+    cards = [c for c in other.truth["cards"] if c["occluded"] < 0.05 and not c["truncated"]]
+    assert cards
+    for card in cards:  # light card stock lies inside every outline (not TWEAK's coloured faces or backs)
+        crop = warp_crop(other.image, np.array(card["corners"], np.float32), (48, 64))
+        assert np.median(crop[8:-8, 8:-8]) > 90, card["label"]
+
+
+def test_seen_closer_the_truth_follows_the_cards() -> None:
+    rendered = render_table(77, n_centre=8)
+    seed = next(s for s in range(50) if random.Random(s).random() >= 0.5)  # one that zooms
+    closer = _closer(rendered, random.Random(seed))
+    assert closer.image.shape == rendered.image.shape
+    compared = 0
+    for before, after in zip(rendered.truth["cards"], closer.truth["cards"]):
+        if after["truncated"] or before["truncated"] or before["occluded"] > 0.05:
+            continue
+        a = warp_crop(rendered.image, np.array(before["corners"], np.float32), (48, 64)).astype(float)
+        b = warp_crop(closer.image, np.array(after["corners"], np.float32), (48, 64)).astype(float)
+        assert np.abs(a - b).mean() < 20, before["label"]
+        compared += 1
+    assert compared >= 1
+    w = closer.truth["width"]
+    sides = [np.linalg.norm(np.subtract(*np.array(c["corners"][:2]))) for c in closer.truth["cards"]]
+    before = [np.linalg.norm(np.subtract(*np.array(c["corners"][:2]))) for c in rendered.truth["cards"]]
+    assert np.median(sides) > 1.25 * np.median(before) and w == rendered.truth["width"]
+
+
+def test_one_training_scene_in_six_shows_another_deck() -> None:
+    seed = 20_000_000 + next(s for s in range(12) if (20_000_000 + s) % FOREIGN_SHARE == 2 and s % 4 == 2)
+    plain = _sample(seed, piles=True, foreign=False)
+    other = _sample(seed, piles=True, foreign=True)
+    assert not np.array_equal(plain[0], other[0])
+    assert other[1].any()  # cards to find
+    assert np.array_equal(_sample(seed + 1, piles=True, foreign=True)[0], _sample(seed + 1, piles=True)[0])
