@@ -194,7 +194,8 @@ One complete art style is never used in training: the Hershey triplex and script
 
 ## Training
 
-`tweak train --seed {t["seed"]} --scenes {t["scenes"]} --epochs {t["epochs"]}`: {t["scenes"]} scenes
+`tweak train --seed {t["seed"]} --scenes {t["scenes"]} --harsh-share {t["harsh_scenes"] / t["scenes"]:g}
+--epochs {t["epochs"]}` (the defaults): {t["scenes"]} scenes
 plus {t["harsh_scenes"]} harsh ones ({t["crops"]} crops), a 7-layer CNN (about 200k parameters),
 AdamW with one-cycle learning rate, class-balanced loss with label smoothing, brightness/contrast
 jitter; {t["seconds"]} s on 2 CPU cores.

@@ -25,6 +25,8 @@ TOO_LONG = 1.85  # in a pile picture, a quad this many times longer than wide to
 SURE = 0.85  # a card read under this confidence is read again from slightly different quads
 SECOND_LOOK_GAIN = 0.15  # ... and such a reading replaces the first only if this much surer
 ANGLE_SURE = 0.97  # a card whose angle the finder's votes agree on this well is not turned by the second look
+ANGLE_DOUBTED = 0.9  # ... and one whose votes agree less is looked at again unless read surer than
+RECHECK_BELOW = 0.95  # this (an outline taken along a diamond printed on the card can read surely wrong)
 TWO_CARDS = 1.4  # an outline this many times a card's area holds two touching cards
 TOUCHING_PENALTY = 0.8  # confidence factor for cards that touch or overlap another one
 # Where the deck lies without a mat (find_target), in card lengths: the T! pile beside it is worth
@@ -149,10 +151,14 @@ class Scanner:
         the finder is sure of (``Detection.angle_agreement``) is not turned: turned off a card
         outlined well, a blurred or tinted numeral can read surely as the next value. ``pile``:
         quads far longer than a card are left to ``_split_merged``."""
+
+        def doubtful(d: Any, p: Any) -> bool:
+            return p.confidence < SURE or (d.angle_agreement < ANGLE_DOUBTED and p.confidence < RECHECK_BELOW)
+
         sure_quads = [
             np.asarray(d.corners, np.float32).reshape(4, 2)
             for d, p in zip(detections, predictions)
-            if _accepted(p) and p.confidence >= SURE
+            if _accepted(p) and not doubtful(d, p)
         ]
         typical = float(np.median([_sides(q)[1] for q in sure_quads])) if sure_quads else None
 
@@ -163,7 +169,7 @@ class Scanner:
         unsure = [
             i
             for i, (d, p) in enumerate(zip(detections, predictions))
-            if p.confidence < SURE
+            if doubtful(d, p)
             # a quad much longer than the cards read well holds several: _split_merged cuts it
             and not (pile and _far_too_long(d.corners))
             and (_card_sized(d.corners, typical) if typical is not None else p.label != "none")
@@ -275,7 +281,11 @@ class Scanner:
         found = self._classify([card_crop(source, q, self.classifier.margin) for _, q in variants], turned=False)
         best: dict[int, tuple[np.ndarray, Any]] = {}
         for (i, quad), pred in zip(variants, found):
-            bar = max(predictions[i].confidence + SECOND_LOOK_GAIN, best[i][1].confidence if i in best else 0.0)
+            first = predictions[i].confidence
+            # clearly surer; for a card read surely from a doubtful outline, surer than RECHECK_BELOW
+            bar = max(
+                min(first + SECOND_LOOK_GAIN, max(first, RECHECK_BELOW)), best[i][1].confidence if i in best else 0.0
+            )
             if _accepted(pred) and pred.confidence > bar:
                 best[i] = (quad, pred)
         return best

@@ -77,11 +77,11 @@ def to_tensor(torch, images: np.ndarray):
 def train(
     out_dir: Path,
     seed: int = 0,
-    scenes: int = 3000,
+    scenes: int = 4000,
     epochs: int = 20,
     batch: int = 128,
     processes: int = 2,
-    harsh_share: float = 0.25,
+    harsh_share: float = 0.6,
     head: int = 96,
     log=print,
 ) -> dict[str, Any]:

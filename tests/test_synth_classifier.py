@@ -204,3 +204,21 @@ def test_cli_train_refuses_a_bad_recipe_before_any_work(tmp_path, option, value)
     )
     assert result.returncode == 2 and option in result.stderr and "Traceback" not in result.stderr
     assert not any(tmp_path.iterdir())  # nothing rendered, nothing written
+
+
+def test_tweak_train_defaults_are_the_shipped_classifiers_recipe() -> None:
+    """``tweak train`` with no options trains the classifier that is shipped (reproducibly)."""
+    import json
+
+    from companion.cli import build_parser
+    from scanner.quantize import MODELS_DIR
+
+    args = build_parser().parse_args(["train"])
+    training = json.loads((MODELS_DIR / "card_classifier.json").read_text())["training"]
+    assert (args.seed, args.scenes, args.epochs, args.head) == (
+        training["seed"],
+        training["scenes"],
+        training["epochs"],
+        training["head"],
+    )
+    assert round(args.scenes * args.harsh_share) == training["harsh_scenes"]
