@@ -257,6 +257,31 @@ def test_a_refill_card_never_seen_is_asked_about_not_guessed() -> None:
     assert referee.seen.scores() == virtual.truth.scores()
 
 
+def test_a_card_laid_read_surely_as_another_at_its_place_is_asked_about() -> None:
+    """Ben lays yellow-1 (read 0.95); the next view reads orange-1 (0.96) where it lies, the rest
+    of the table unchanged (a refill card can lie there, the twin of a card taken still showing):
+    two sure readings that differ are a doubt, asked when the move is known, not a silent rename."""
+    red2, green3, yellow1, orange1, green5 = (
+        Card(Colour.RED, 2),
+        Card(Colour.GREEN, 3),
+        Card(Colour.YELLOW, 1),
+        Card(Colour.ORANGE, 1),
+        Card(Colour.GREEN, 5),
+    )
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_view(0, [red2, green3]))
+    laid = _view(1, [red2, green3, yellow1])
+    laid.centre[2] = SeenCard(yellow1, (200.0, 0.0), confidence=0.95)
+    assert referee.see(laid) == []
+    reread = _view(2, [red2, green3, orange1])
+    reread.centre[2] = SeenCard(orange1, (200.0, 0.0), confidence=0.96)
+    events = referee.see(reread)
+    events += referee.see(_view(3, [red2, green3, orange1, green5]))  # Ana lays a card: Ben discarded
+    assert not [e for e in events if e.kind == "move" and e.data.get("player") == "Ben"]
+    question = next(e for e in events if e.kind == "question")
+    assert sorted(r["discard"] for r in question.data["readings"]) == ["orange-1", "yellow-1"]
+
+
 def test_a_card_that_does_not_move_keeps_its_sure_reading() -> None:
     """Laid with a sure reading, then read doubtfully as another card: the sure one stands."""
     red2, green3, orange4, orange1, yellow6 = (

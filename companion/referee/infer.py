@@ -26,6 +26,7 @@ from .observed import ObservedRound, ObservedTurn
 from .view import LOW_CONFIDENCE, TableView
 
 MAX_READINGS = 24
+REREAD_MARGIN = 0.15  # a card laid this turn, read surely, is re-read as another only this much surer
 
 
 @dataclass
@@ -283,7 +284,12 @@ class Referee:
                 view.centre[i] = SeenCard(match[1], seen.position, match[2], seen.alternatives)
             else:
                 old = match[1]
-                reread = seen.confidence > match[2] and (untouched or match[2] < LOW_CONFIDENCE)
+                # a doubtful reading gives way to a surer one; a sure one only to one clearly surer
+                # (two sure readings that differ are a doubt: a refill card can lie where a card
+                # laid this turn was picked up, while the twin of the card it took still shows)
+                reread = seen.confidence > match[2] and (
+                    match[2] < LOW_CONFIDENCE or (untouched and seen.confidence >= match[2] + REREAD_MARGIN)
+                )
                 arrivals = self.pending.arrivals
                 if reread and old in arrivals and seen.card not in arrivals:
                     arrivals[arrivals.index(old)] = seen.card
