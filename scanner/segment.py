@@ -120,18 +120,8 @@ def decode_geometry(geometry: np.ndarray, pts: np.ndarray, weights: np.ndarray) 
     each vote weighted (by the pixel's probability of being inside a card), and how well the votes
     agree on its angle (the length of their mean direction: 1 when all agree, surely)."""
     xi, yi = pts[:, 0].astype(int), pts[:, 1].astype(int)
-    g = geometry[:, yi, xi]
-    w = weights / max(float(weights.sum()), 1e-6)
-    votes = pts + g[:2].T * GEOMETRY_OFFSET  # each pixel's card centre
-    centre = (votes * w[:, None]).sum(axis=0).astype(np.float32)
-    direction = np.array([(g[2] * w).sum(), (g[3] * w).sum()])
-    angle = 0.5 * float(np.arctan2(direction[1], direction[0]))
-    long_side = GEOMETRY_LENGTH * float(np.exp((g[4] * w).sum()))
-    short_side = GEOMETRY_LENGTH * float(np.exp((g[5] * w).sum()))
-    along = np.array([np.cos(angle), np.sin(angle)], np.float32) * long_side / 2
-    across = np.array([-np.sin(angle), np.cos(angle)], np.float32) * short_side / 2
-    corners = [centre - across - along, centre + across - along, centre + across + along, centre - across + along]
-    return np.array(corners, np.float32), min(1.0, float(np.hypot(*direction)))
+    quads, agreement = _decode_groups(pts, geometry[:, yi, xi], weights, np.zeros(len(pts), np.intp), 1)
+    return quads[0], float(agreement[0])
 
 
 def _components(mask: np.ndarray, strong: np.ndarray | None = None) -> list[np.ndarray]:
