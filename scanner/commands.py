@@ -80,6 +80,10 @@ def _train_finder(args: argparse.Namespace) -> int:
 def _quantize(args: argparse.Namespace) -> int:
     from .quantize import QuantizeError, quantize_classifier, quantize_finder
 
+    for option, value in (("--frames", args.frames), ("--scenes", args.scenes)):
+        if value < 1:
+            print(f"tweak quantize: {option} {value}: calibration needs at least 1", file=sys.stderr)
+            return 2
     try:
         if args.model in ("finder", "both"):
             print(f"wrote {quantize_finder(Path(args.models), args.seed, args.frames)}")

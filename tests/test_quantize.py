@@ -89,6 +89,8 @@ def test_tweak_quantize_says_what_is_missing(tmp_path, capsys, monkeypatch) -> N
 
     assert main(["quantize", "finder", "--models", str(tmp_path)]) == 2
     assert "no float model at" in capsys.readouterr().err
+    assert main(["quantize", "--frames", "0", "--models", str(tmp_path)]) == 2
+    assert "--frames 0: calibration needs at least 1" in capsys.readouterr().err
     _float_models(tmp_path, "card_finder.onnx")
     monkeypatch.setitem(sys.modules, "onnxruntime.quantization", None)  # as if onnx were not installed
     with pytest.raises(QuantizeError, match=r"pip install -e '\.\[train\]'"):
