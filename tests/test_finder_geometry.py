@@ -96,6 +96,37 @@ def test_a_card_cut_by_the_frame_edge_is_not_reported() -> None:
     assert found == []
 
 
+def _turned_card(centre: tuple[float, float], degrees: float, long_side: float = 88.0) -> np.ndarray:
+    a = np.deg2rad(degrees)
+    along, across = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+    half_w, half_h = long_side * 0.72 / 2, long_side / 2
+    c = np.array(centre)
+    return np.array([c + sx * half_w * along + sy * half_h * across for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+
+
+def _found_on_drawn_frame(quad: np.ndarray) -> list:
+    """The finder's geometry step on a frame where the card is drawn light on a dark table."""
+    w, h = 640, 360
+    out = (320, 180)
+    geometry, mask = geometry_target([{"corners": quad.tolist(), "occluded": 0.0}], (w, h), out)
+    gray = np.full((h, w), 60, np.uint8)
+    cv2.fillConvexPoly(gray, np.round(quad * 16).astype(np.int32), 230, cv2.LINE_AA, 4)
+    return _cards_from_geometry(mask.astype(np.float32) * 0.95, geometry, gray, (w, h))
+
+
+def test_a_whole_card_with_one_corner_touching_the_frame_edge_is_reported() -> None:
+    whole = _turned_card((300, 0), 30)
+    whole[:, 1] += 0.4 - whole[:, 1].min()  # its highest corner 0.4 px from the top edge
+    found = _found_on_drawn_frame(whole)
+    assert len(found) == 1 and quad_iou(found[0].corners, whole) > 0.9
+
+
+def test_a_card_whose_corner_goes_on_past_the_frame_edge_is_not_reported() -> None:
+    cut = _turned_card((300, 0), 30)
+    cut[:, 1] -= cut[:, 1].min() + 6  # 6 px of its corner out of view
+    assert _found_on_drawn_frame(cut) == []
+
+
 def test_a_finder_without_a_geometry_head_is_refused_with_what_to_do(tmp_path) -> None:
     import json
     import shutil
