@@ -219,6 +219,9 @@ def test_a_card_outlined_at_a_wrong_angle_is_read_again_on_its_edges(turn: int) 
         (158, "blue-5", "touching the frame's last row"),
         (131, "yellow-5", "outlined well but blurred: turned 30 degrees it read surely as a 6"),
         (381, "yellow-5", "on a checked cloth, outlined well: turned it read as a 4"),
+        (38, "green-6", "outlined 30 degrees off and unread: the turned quads read it once put on its edges"),
+        (334, "tweak-shifter", "on a checked cloth, outlined off: a turned quad read surely as a green-2"),
+        (397, "tweak-thief", "on a checked cloth, outlined off: a turned quad read surely as an orange-6"),
     ],
 )
 def test_hard_cards_of_the_scanner_benchmark_are_found_and_read(frame: int, label: str, why: str) -> None:
