@@ -212,26 +212,35 @@ class Scanner:
                 ]
         # (a quad moved onto a card already read surely would take that card's reading for this one)
         best = self._best_variants(source, gray, readable(turned), predictions)
+
+        def still_unsure(i: int) -> bool:  # (a reading found surer but still under SURE goes on looking)
+            return i not in best or best[i][1].confidence < SURE
+
+        def surer(found: dict[int, tuple[np.ndarray, Any]]) -> None:
+            for i, (quad, pred) in found.items():
+                if i not in best or pred.confidence > best[i][1].confidence:
+                    best[i] = (quad, pred)
+
         # still unsure: the other angles (the few hard cards, not every unsure one, pay for these;
         # not in a pile picture, where many cards are unsure and a quad at the wrong angle is rarer
         # than one across two cards)
         swept = [
             (i, _card_rect(centre, size, angle + turn))
             for i, (centre, angle, _, size) in frames.items()
-            if i not in best and i not in steady and not pile
+            if still_unsure(i) and i not in steady and not pile
             for turn in TURNS
             if turn not in FIRST_TURNS
         ]
-        best.update(self._best_variants(source, gray, readable(swept), predictions))
+        surer(self._best_variants(source, gray, readable(swept), predictions))
         if typical is not None:  # (a card's size is needed to tell an outline straddling two)
             shifted = [
                 (i, _card_rect(centre + shift, typical, angle + turn))
                 for i, (centre, angle, _, _) in frames.items()
-                if i not in best
+                if still_unsure(i)
                 for turn in (0.0, np.pi / 2)
                 for shift in _shifts(typical, angle + turn)
             ]
-            best.update(self._best_variants(source, gray, readable(shifted), predictions))
+            surer(self._best_variants(source, gray, readable(shifted), predictions))
         # two unsure outlines can be moved onto one card (an outline straddling two touching cards
         # and the outline of one of them): the one that moved least keeps it, the other stays as it
         # was (for _split_merged to cut)
