@@ -27,6 +27,9 @@ SECOND_LOOK_GAIN = 0.15  # ... and such a reading replaces the first only if thi
 ANGLE_SURE = 0.97  # a card whose angle the finder's votes agree on this well is not turned by the second look
 ANGLE_DOUBTED = 0.9  # ... and one whose votes agree less is looked at again unless read surer than
 RECHECK_BELOW = 0.95  # this (an outline taken along a diamond printed on the card can read surely wrong)
+# a quad first read as no card (an outline turned off a card on a busy cloth reads as cloth) counts as
+# at most this sure of it: measured against the first reading's own confidence, +0.2 points of frames
+NO_CARD_DOUBT = 0.5
 TWO_CARDS = 1.4  # an outline this many times a card's area holds two touching cards
 TOUCHING_PENALTY = 0.8  # confidence factor for cards that touch or overlap another one
 # Where the deck lies without a mat (find_target), in card lengths: the T! pile beside it is worth
@@ -298,6 +301,8 @@ class Scanner:
         best: dict[int, tuple[np.ndarray, Any]] = {}
         for (i, quad), pred in zip(variants, found):
             first = predictions[i].confidence
+            if not _accepted(predictions[i]):  # read as no card: a card read there must beat this much
+                first = min(first, NO_CARD_DOUBT)
             # clearly surer; for a card read surely from a doubtful outline, surer than RECHECK_BELOW
             bar = max(
                 min(first + SECOND_LOOK_GAIN, max(first, RECHECK_BELOW)), best[i][1].confidence if i in best else 0.0
