@@ -222,3 +222,23 @@ def test_tweak_train_defaults_are_the_shipped_classifiers_recipe() -> None:
         training["head"],
     )
     assert round(args.scenes * args.harsh_share) == training["harsh_scenes"]
+
+
+def test_coins_on_the_table_are_in_the_truth_and_shown_to_the_classifier_as_no_card():
+    """Coins lie on real tables; outlined as a card, a coin once read as a T! bomb. The truth says
+    where each coin lies, at its size (9-13 mm against a card 63 mm wide), and the training crops
+    include a not-a-card crop on every coin no card covers."""
+    seeds = [s for s in range(1_000_000, 1_000_040) if render_table(s, uniform_labels=True).truth["coins"]]
+    assert len(seeds) >= 10
+    shown = 0
+    for seed in seeds[:6]:
+        truth = render_table(seed, uniform_labels=True).truth
+        widths = [np.linalg.norm(np.subtract(c["corners"][1], c["corners"][0])) for c in truth["cards"]]
+        for x, y, radius in truth["coins"]:
+            assert 0 <= x < truth["width"] and 0 <= y < truth["height"]
+            assert 0.1 < radius / float(np.median(widths)) < 0.3
+        crops = list(scene_crops(seed, harsh=False, heldout_style=False))
+        not_cards = [crop for crop, label, *_ in crops if label == CLASS_INDEX["none"]]
+        assert len(not_cards) > 3  # the 3 bare-table crops and the coins'
+        shown += len(not_cards) - 3
+    assert shown >= 6

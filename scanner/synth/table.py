@@ -531,6 +531,13 @@ def draw_scene(
                 "truncated": truncated,
             }
         )
+    coins = []  # where coins lie in the picture (centre x, y and radius, px): not cards
+    for x, y, r in scene.coins:
+        rim = _project(hom, np.array([[x, y], [x + r, y], [x, y + r]], np.float64))
+        if cond.distortion:
+            rim = _distort_points(rim, cond.distortion, size)
+        radius = float(np.linalg.norm(rim[1:] - rim[0], axis=1).mean())
+        coins.append([round(float(rim[0, 0]), 2), round(float(rim[0, 1]), 2), round(radius, 2)])
     truth = {
         "seed": seed,
         "width": cond.width,
@@ -540,6 +547,7 @@ def draw_scene(
         "conditions": asdict(cond),
         "style": {"font": style.font, "layout": style.layout, "heldout": style.heldout},
         "cards": cards,
+        "coins": coins,
         "homography": hom.tolist(),  # table millimetres -> image pixels (before the lens distortion)
     }
     if cond.surface == "mat":  # the printed mat's layout (scanner.mat.MatLayout), in table millimetres
