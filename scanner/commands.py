@@ -47,6 +47,7 @@ def _train(args: argparse.Namespace) -> int:
         processes=args.processes,
         harsh_share=args.harsh_share,
         head=args.head,
+        coins=args.coins,
     )
     from .quantize import quantize_classifier
 
@@ -314,6 +315,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--processes", type=int, default=2)
     p.add_argument("--harsh-share", type=float, default=0.6, help="extra scenes in the harshest conditions")
     p.add_argument("--head", type=int, default=96, help="width of the last blocks (the embedding's size)")
+    p.add_argument(
+        "--coins",
+        action="store_true",
+        help="also show it coins on the table as not-a-card crops (not the shipped recipe: see the README)",
+    )
     p.set_defaults(run=_train)
 
     p = sub.add_parser("train-finder", help="train the learned card finder (needs the train extra)")

@@ -49,9 +49,16 @@ def _inside(corners: np.ndarray, w: int, h: int) -> bool:
 
 
 def scene_crops(
-    seed: int, harsh: bool, heldout_style: bool, jitter: float = 0.09, negatives: int = 3, light: str | None = None
+    seed: int,
+    harsh: bool,
+    heldout_style: bool,
+    jitter: float = 0.09,
+    negatives: int = 3,
+    light: str | None = None,
+    coins: bool = False,
 ) -> Iterator[tuple[np.ndarray, int, int, str, bool]]:
-    """(crop, class, flipped, light, heldout) for every usable card of one rendered scene, plus negatives."""
+    """(crop, class, flipped, light, heldout) for every usable card of one rendered scene, plus
+    negatives (``coins``: also one on every coin no card covers)."""
     rendered = render_table(seed, harsh=harsh, heldout_style=heldout_style, uniform_labels=True, light=light)
     rng = random.Random(seed * 7 + 1)
     truth = rendered.truth
@@ -89,6 +96,8 @@ def scene_crops(
             continue
         made += 1
         yield warp_crop(rendered.image, quad), CLASS_INDEX[NOT_A_CARD], 0, light_name, heldout_style
+    if not coins:
+        return
     # a coin on the table, outlined as a card (the finder marks some): a round shape in the middle
     # looked like a T! bomb to a classifier that had not seen coins (own random stream: the crops
     # above stay as they were)
@@ -106,10 +115,15 @@ def scene_crops(
 
 
 def build(
-    seeds: range | list[int], harsh: bool, heldout_style: bool = False, light: str | None = None, processes: int = 1
+    seeds: range | list[int],
+    harsh: bool,
+    heldout_style: bool = False,
+    light: str | None = None,
+    processes: int = 1,
+    coins: bool = False,
 ) -> CropSet:
     """Crops of many scenes (optionally in several processes; the result does not depend on it)."""
-    args = [(seed, harsh, heldout_style, light) for seed in seeds]
+    args = [(seed, harsh, heldout_style, light, coins) for seed in seeds]
     if processes > 1:
         import multiprocessing
 
@@ -135,5 +149,5 @@ def build(
     )
 
 
-def _scene_list(seed: int, harsh: bool, heldout_style: bool, light: str | None) -> list:
-    return list(scene_crops(seed, harsh, heldout_style, light=light))
+def _scene_list(seed: int, harsh: bool, heldout_style: bool, light: str | None, coins: bool = False) -> list:
+    return list(scene_crops(seed, harsh, heldout_style, light=light, coins=coins))

@@ -83,6 +83,7 @@ def train(
     processes: int = 2,
     harsh_share: float = 0.6,
     head: int = 96,
+    coins: bool = False,
     log=print,
 ) -> dict[str, Any]:
     torch = _require_torch()
@@ -92,10 +93,10 @@ def train(
     started = time.perf_counter()
     first = TRAIN_SEED_BASE + seed * scenes
     log(f"rendering {scenes} training scenes (seeds {first}..{first + scenes - 1})...")
-    data: CropSet = build(range(first, first + scenes), harsh=False, processes=processes)
+    data: CropSet = build(range(first, first + scenes), harsh=False, processes=processes, coins=coins)
     # a share of the scenes again under the harshest conditions
     n_harsh = round(scenes * harsh_share)
-    harsh = build(range(first + scenes, first + scenes + n_harsh), harsh=True, processes=processes)
+    harsh = build(range(first + scenes, first + scenes + n_harsh), harsh=True, processes=processes, coins=coins)
     images = np.concatenate([data.images, harsh.images])
     labels = np.concatenate([data.labels, harsh.labels])
     flipped = np.concatenate([data.flipped, harsh.flipped])
@@ -176,6 +177,7 @@ def train(
             "scenes": scenes,
             "harsh_scenes": n_harsh,
             "head": head,
+            **({"coins": True} if coins else {}),  # (the shipped recipe predates the option)
             "crops": int(len(labels)),
             "epochs": epochs,
             "batch": batch,

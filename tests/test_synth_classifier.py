@@ -222,12 +222,14 @@ def test_tweak_train_defaults_are_the_shipped_classifiers_recipe() -> None:
         training["head"],
     )
     assert round(args.scenes * args.harsh_share) == training["harsh_scenes"]
+    assert args.coins == training.get("coins", False)
 
 
 def test_coins_on_the_table_are_in_the_truth_and_shown_to_the_classifier_as_no_card():
     """Coins lie on real tables; outlined as a card, a coin once read as a T! bomb. The truth says
-    where each coin lies, at its size (9-13 mm against a card 63 mm wide), and the training crops
-    include a not-a-card crop on every coin no card covers."""
+    where each coin lies, at its size (9-13 mm against a card 63 mm wide), and ``tweak train
+    --coins`` adds a not-a-card crop on every coin no card covers to the crops of the default
+    recipe, which stay as they were."""
     seeds = [s for s in range(1_000_000, 1_000_040) if render_table(s, uniform_labels=True).truth["coins"]]
     assert len(seeds) >= 10
     shown = 0
@@ -237,8 +239,10 @@ def test_coins_on_the_table_are_in_the_truth_and_shown_to_the_classifier_as_no_c
         for x, y, radius in truth["coins"]:
             assert 0 <= x < truth["width"] and 0 <= y < truth["height"]
             assert 0.1 < radius / float(np.median(widths)) < 0.3
-        crops = list(scene_crops(seed, harsh=False, heldout_style=False))
-        not_cards = [crop for crop, label, *_ in crops if label == CLASS_INDEX["none"]]
-        assert len(not_cards) > 3  # the 3 bare-table crops and the coins'
-        shown += len(not_cards) - 3
+        plain = list(scene_crops(seed, harsh=False, heldout_style=False))
+        crops = list(scene_crops(seed, harsh=False, heldout_style=False, coins=True))
+        assert all(np.array_equal(a[0], b[0]) and a[1] == b[1] for a, b in zip(plain, crops))
+        extra = crops[len(plain) :]
+        assert all(label == CLASS_INDEX["none"] for _, label, *_ in extra)
+        shown += len(extra)
     assert shown >= 6
