@@ -83,7 +83,7 @@ def scene_crops(
             break
         angle = rng.uniform(0, np.pi)
         cw, ch = card_w * rng.uniform(0.8, 1.2), card_w * 88 / 63 * rng.uniform(0.8, 1.2)
-        rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+        rot = _rotation(angle)
         if rng.random() < 0.3 and len(cards):
             base = np.mean(rng.choice(cards)["corners"], axis=0)
             centre = base + rot @ np.array([cw * rng.choice((-0.6, 0.6)), ch * rng.uniform(-0.3, 0.3)])
@@ -91,7 +91,7 @@ def scene_crops(
             centre = np.array([rng.uniform(0, w), rng.uniform(0, h)])
             if len(centres) and np.min(np.linalg.norm(centres - centre, axis=1)) < card_w * 1.3:
                 continue
-        quad = np.array([[-cw / 2, -ch / 2], [cw / 2, -ch / 2], [cw / 2, ch / 2], [-cw / 2, ch / 2]]) @ rot.T + centre
+        quad = _box(cw, ch, rot, centre)
         if not _inside(quad, w, h):
             continue
         made += 1
@@ -107,11 +107,21 @@ def scene_crops(
             continue  # (a coin under a card: the crop would show the card)
         angle = coin_rng.uniform(0, np.pi)
         cw, ch = card_w * coin_rng.uniform(0.9, 1.1), card_w * 88 / 63 * coin_rng.uniform(0.9, 1.1)
-        rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+        rot = _rotation(angle)
         centre = np.array([x, y]) + rot @ np.array([cw, ch]) * coin_rng.uniform(-0.15, 0.15)
-        quad = np.array([[-cw / 2, -ch / 2], [cw / 2, -ch / 2], [cw / 2, ch / 2], [-cw / 2, ch / 2]]) @ rot.T + centre
+        quad = _box(cw, ch, rot, centre)
         if _inside(quad, w, h):
             yield warp_crop(rendered.image, quad), CLASS_INDEX[NOT_A_CARD], 0, light_name, heldout_style
+
+
+def _rotation(angle: float) -> np.ndarray:
+    return np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+
+
+def _box(width: float, height: float, rotation: np.ndarray, centre: np.ndarray) -> np.ndarray:
+    """A width x height quad turned by ``rotation`` about ``centre`` (a not-a-card crop's outline)."""
+    half = np.array([[-width, -height], [width, -height], [width, height], [-width, height]]) / 2
+    return half @ rotation.T + centre
 
 
 def build(

@@ -96,12 +96,11 @@ def test_a_card_cut_by_the_frame_edge_is_not_reported() -> None:
     assert found == []
 
 
-def _turned_card(centre: tuple[float, float], degrees: float, long_side: float = 88.0) -> np.ndarray:
-    a = np.deg2rad(degrees)
-    along, across = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
-    half_w, half_h = long_side * 0.72 / 2, long_side / 2
-    c = np.array(centre)
-    return np.array([c + sx * half_w * along + sy * half_h * across for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+def _turned_card(centre: tuple[float, float], degrees: float) -> np.ndarray:
+    """A card 88 px long, its short side turned ``degrees`` from the x axis."""
+    from scanner.pipeline import _card_rect
+
+    return _card_rect(np.array(centre, np.float64), 88.0, np.deg2rad(degrees + 90)).astype(np.float64)
 
 
 def _found_on_drawn_frame(quad: np.ndarray) -> list:
