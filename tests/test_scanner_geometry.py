@@ -177,6 +177,18 @@ def test_the_deck_is_the_back_beside_the_tweak_pile_in_the_middle_not_a_won_pile
     assert find_target([_card_at("red-5", 900, 500), edge, _card_at("back-7", 640, 360)], (1280, 720)) == 7
 
 
+def test_a_won_pile_among_centre_cards_off_the_middle_loses_to_a_deck_in_the_middle() -> None:
+    """The camera hangs over the table's middle: a back in the frame's middle is the deck even when
+    a won pile lies among the centre cards off to one side (the frame's middle weighs as much as the
+    centre cards' middle; at half as much the won pile was taken)."""
+    from scanner.pipeline import find_target
+
+    centre = [_card_at("red-5", 860, 250), _card_at("blue-2", 1020, 250), _card_at("green-4", 940, 420)]
+    won_pile = _card_at("back-9", 940, 300)  # among the centre cards, 300 px off the middle
+    deck = _card_at("back-7", 608, 316)  # in the frame's middle, 300 px from the centre cards
+    assert find_target([*centre, won_pile, deck], (1280, 720)) == 7
+
+
 @pytest.mark.parametrize("turn", [90, 45])
 def test_a_card_outlined_at_a_wrong_angle_is_read_again_on_its_edges(turn: int) -> None:
     """A quad taken across the card (90 degrees) or along a diamond printed on it (45) reads
