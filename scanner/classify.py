@@ -9,6 +9,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .crops import stretch_contrast
+
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_MODEL = MODELS_DIR / "card_classifier.int8.onnx"  # 8-bit (scanner.quantize) of card_classifier.onnx
 #: Below this confidence a crop is reported as not recognised (low confidence), not as a card.
@@ -49,6 +51,8 @@ class CardClassifier:
         inp = self.meta["input"]
         self.size = (inp["width"], inp["height"])
         self.margin = float(inp.get("margin", 1.0))  # how much of the table around the card a crop takes
+        stretch = inp.get("stretch")  # percentiles of crops.stretch_contrast, for a model trained so
+        self.stretch: tuple[float, float] | None = (float(stretch[0]), float(stretch[1])) if stretch else None
         self._mean = np.array(inp["mean"], np.float32).reshape(1, 3, 1, 1)
         self._std = np.array(inp["std"], np.float32).reshape(1, 3, 1, 1)
         self._scale = float(inp["scale"])
@@ -72,6 +76,8 @@ class CardClassifier:
         """The network's input (N x 3 x H x W, normalised) for crops (H x W x 3 uint8, BGR)."""
         if isinstance(crops, np.ndarray) and crops.ndim == 3:
             crops = [crops]
+        if self.stretch is not None:
+            crops = stretch_contrast(np.asarray(crops), self.stretch)
         if self._blob is not None:
             # OpenCV's blob maker: one C++ pass, 2-3x faster than NumPy's steps (same values)
             factor, mean = self._blob

@@ -48,6 +48,7 @@ def _train(args: argparse.Namespace) -> int:
         harsh_share=args.harsh_share,
         head=args.head,
         coins=args.coins,
+        stretch=args.stretch,
     )
     from .quantize import quantize_classifier
 
@@ -71,6 +72,7 @@ def _train_finder(args: argparse.Namespace) -> int:
         piles=args.piles,
         arch=args.arch,
         foreign=args.foreign,
+        harsh_share=args.harsh_share,
     )
     from .quantize import quantize_finder
 
@@ -320,6 +322,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="also show it coins on the table as not-a-card crops (not the shipped recipe: see the README)",
     )
+    p.add_argument(
+        "--stretch",
+        action="store_true",
+        help="train on crops whose contrast is stretched (crops.stretch_contrast), as the scanner then reads them",
+    )
     p.set_defaults(run=_train)
 
     p = sub.add_parser("train-finder", help="train the learned card finder (needs the train extra)")
@@ -344,6 +351,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--arch", choices=("standard", "light"), default="standard", help="light: the upward path convolves first"
+    )
+    p.add_argument(
+        "--harsh-share", type=int, default=4, metavar="N", help="one scene in N under the harshest conditions"
     )
     p.set_defaults(run=_train_finder)
 

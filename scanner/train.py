@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .crops import CROP_H, CROP_MARGIN, CROP_W
+from .crops import CROP_H, CROP_MARGIN, CROP_W, STRETCH_PERCENTILES, stretch_contrast
 from .dataset import CropSet, build
 from .labels import CLASSES
 
@@ -84,6 +84,7 @@ def train(
     harsh_share: float = 0.6,
     head: int = 96,
     coins: bool = False,
+    stretch: bool = False,
     log=print,
 ) -> dict[str, Any]:
     torch = _require_torch()
@@ -100,6 +101,8 @@ def train(
     images = np.concatenate([data.images, harsh.images])
     labels = np.concatenate([data.labels, harsh.labels])
     flipped = np.concatenate([data.flipped, harsh.flipped])
+    if stretch:  # the crops as the scanner will give them to this model (classify.CardClassifier.preprocess)
+        images = np.concatenate([stretch_contrast(images[i : i + 4096]) for i in range(0, len(images), 4096)])
     log(f"{len(labels)} crops in {time.perf_counter() - started:.0f} s; training...")
     counts = np.bincount(labels, minlength=len(CLASSES)).astype(np.float32)
     weights = torch.tensor((counts.max() / np.maximum(counts, 1)) ** 0.5, dtype=torch.float32)
@@ -166,6 +169,7 @@ def train(
             "mean": MEAN,
             "std": STD,
             "margin": CROP_MARGIN,
+            **({"stretch": list(STRETCH_PERCENTILES)} if stretch else {}),
         },
         "outputs": {
             "logits": "class scores (softmax)",
@@ -178,6 +182,7 @@ def train(
             "harsh_scenes": n_harsh,
             "head": head,
             **({"coins": True} if coins else {}),  # (the shipped recipe predates the option)
+            **({"stretch": True} if stretch else {}),
             "crops": int(len(labels)),
             "epochs": epochs,
             "batch": batch,

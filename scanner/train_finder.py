@@ -18,6 +18,7 @@ FINDER_SEED_BASE = 20_000_000
 
 GEOMETRY_WEIGHT = 1.0  # the geometry head's loss beside the inner-card mask's
 PILE_SHARE = 4  # one scene in PILE_SHARE is a won pile spread out, cards touching (scanner.piles)
+HARSH_SHARE = 4  # one scene in HARSH_SHARE (seeds 0 mod HARSH_SHARE) is under the harshest conditions
 FOREIGN_SHARE = 6  # one scene in FOREIGN_SHARE (seeds 2 mod 6, never a pile's) shows another deck
 
 
@@ -44,20 +45,23 @@ def _closer(rendered: RenderedTable, rng: random.Random) -> RenderedTable:
     return RenderedTable(image, truth | {"cards": cards})
 
 
-def _sample(seed: int, width: int = INPUT_WIDTH, piles: bool = False, foreign: bool = False) -> tuple[np.ndarray, ...]:
+def _sample(
+    seed: int, width: int = INPUT_WIDTH, piles: bool = False, foreign: bool = False, harsh_share: int = HARSH_SHARE
+) -> tuple[np.ndarray, ...]:
     """One rendered scene: the network's input, the inner-card target and its loss weight, and the
     geometry head's target (float16, to keep thousands of scenes in memory) and where it counts.
     ``foreign``: one scene in ``FOREIGN_SHARE`` shows another deck's cards (``render_foreign_card``),
-    so the finder learns what a card looks like, not only TWEAK's art."""
+    so the finder learns what a card looks like, not only TWEAK's art; one in ``harsh_share`` is
+    rendered under the harshest conditions."""
     if piles and seed % PILE_SHARE == 1:
         from .piles import render_pile_table
         from .synth.cards import random_style
 
         rendered, _ = render_pile_table(seed, style=random_style(random.Random(seed)))
     elif foreign and seed % FOREIGN_SHARE == 2:
-        rendered = _closer(render_table(seed, harsh=seed % 4 == 0, foreign=True), random.Random(seed + 1))
+        rendered = _closer(render_table(seed, harsh=seed % harsh_share == 0, foreign=True), random.Random(seed + 1))
     else:
-        rendered = render_table(seed, harsh=seed % 4 == 0)
+        rendered = render_table(seed, harsh=seed % harsh_share == 0)
     truth = rendered.truth
     size = input_size(truth["width"], truth["height"], width)
     image = downscale(rendered.image, size)  # as the finder does at run time
@@ -127,6 +131,7 @@ def train_finder(
     piles: bool = False,
     arch: str = "standard",
     foreign: bool = False,
+    harsh_share: int = HARSH_SHARE,
 ) -> dict:
     import torch
 
@@ -138,7 +143,9 @@ def train_finder(
     import multiprocessing
 
     with multiprocessing.get_context("fork").Pool(processes) as pool:
-        samples = pool.starmap(_sample, [(i, width, piles, foreign) for i in range(first, first + scenes)], chunksize=8)
+        samples = pool.starmap(
+            _sample, [(i, width, piles, foreign, harsh_share) for i in range(first, first + scenes)], chunksize=8
+        )
     log(f"{scenes} scenes rendered in {time.perf_counter() - started:.0f} s; training...")
     by_size: dict[tuple, list[int]] = {}
     for i, sample in enumerate(samples):
@@ -202,6 +209,7 @@ def train_finder(
             "piles": piles,
             "foreign": foreign,
             "arch": arch,
+            **({"harsh_share": harsh_share} if harsh_share != HARSH_SHARE else {}),
             "seconds": round(time.perf_counter() - started),
         },
     }

@@ -58,3 +58,16 @@ def test_one_training_scene_in_six_shows_another_deck() -> None:
     assert not np.array_equal(plain[0], other[0])
     assert other[1].any()  # cards to find
     assert np.array_equal(_sample(seed + 1, piles=True, foreign=True)[0], _sample(seed + 1, piles=True)[0])
+
+
+def test_one_training_scene_in_harsh_share_is_rendered_harsh() -> None:
+    """``tweak train-finder --harsh-share N``: the scenes of seeds 0 mod N are the harsh ones (the
+    shipped recipe: one in 4; a pile scene, seeds 1 mod 4, is never one of them)."""
+    from scanner.segment import INPUT_WIDTH, downscale, input_size
+
+    seed = 20_000_002  # 2 mod 4: harsh at one in 2, not at one in 4
+    harsh = render_table(seed, harsh=True)
+    expected = downscale(harsh.image, input_size(harsh.truth["width"], harsh.truth["height"], INPUT_WIDTH))
+    assert np.array_equal(_sample(seed, piles=True, harsh_share=2)[0], expected)
+    assert not np.array_equal(_sample(seed, piles=True)[0], expected)
+    assert np.array_equal(_sample(seed + 2, piles=True, harsh_share=2)[0], _sample(seed + 2, piles=True)[0])

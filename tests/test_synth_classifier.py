@@ -246,3 +246,44 @@ def test_coins_on_the_table_are_in_the_truth_and_shown_to_the_classifier_as_no_c
         assert all(label == CLASS_INDEX["none"] for _, label, *_ in extra)
         shown += len(extra)
     assert shown >= 6
+
+
+def test_stretching_a_washed_out_crop_gives_back_its_contrast_and_keeps_its_colours() -> None:
+    """``crops.stretch_contrast`` (for a classifier trained with ``tweak train --stretch``): a card
+    seen through a veil of light comes out much as the card seen plainly; the three channels are
+    stretched alike (a hue stays the hue it was); a flat crop's noise is not made into a card."""
+    from scanner.crops import stretch_contrast
+
+    rendered = render_table(5, n_centre=6)
+    card = next(c for c in rendered.truth["cards"] if c["role"] == "centre" and c["occluded"] < 0.01)
+    crop = card_crop(rendered.image, np.array(card["corners"], np.float32))
+    washed = (crop.astype(np.float32) * 0.35 + 160).astype(np.uint8)  # 35 % of the contrast, lighter
+    plain, restored = stretch_contrast(np.stack([crop, washed]))
+    assert np.abs(washed.astype(int) - crop).mean() > 40
+    assert np.abs(restored.astype(int) - plain).mean() < 12
+    coloured = np.ptp(crop.astype(int), axis=2) > 60  # clearly one hue or another
+    assert coloured.sum() > 50
+    assert (restored.argmax(axis=2)[coloured] == crop.argmax(axis=2)[coloured]).mean() > 0.95
+    noise = np.random.default_rng(0).integers(125, 131, (1, 64, 48, 3)).astype(np.uint8)
+    assert np.ptp(stretch_contrast(noise).astype(int)) <= 12 * 6
+
+
+def test_a_classifier_trained_on_stretched_crops_is_given_them_stretched(tmp_path) -> None:
+    """A model whose meta says ``input.stretch`` gets every crop stretched before it reads it (in
+    the scanner, the second look, enrolment and the 8-bit calibration alike: all go through
+    ``preprocess``); the shipped model's meta has none, so its crops are read as they are."""
+    import shutil
+
+    from scanner.classify import DEFAULT_MODEL
+    from scanner.crops import stretch_contrast
+
+    shutil.copy(DEFAULT_MODEL, tmp_path / DEFAULT_MODEL.name)
+    meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    assert "stretch" not in meta["input"]
+    meta["input"]["stretch"] = [1.0, 99.0]
+    (tmp_path / DEFAULT_MODEL.name).with_suffix(".json").write_text(json.dumps(meta))
+    stretched, plain = CardClassifier(tmp_path / DEFAULT_MODEL.name), CardClassifier()
+    rendered = render_table(6, n_centre=4)
+    crops = np.stack([card_crop(rendered.image, np.array(c["corners"], np.float32)) for c in rendered.truth["cards"]])
+    assert np.array_equal(stretched.preprocess(crops), plain.preprocess(stretch_contrast(crops)))
+    assert not np.array_equal(stretched.preprocess(crops), plain.preprocess(crops))
