@@ -51,7 +51,7 @@ def finder_batches(float_model: Path, seed: int, frames: int) -> Iterator[dict[s
     from .segment import CardFinder
     from .synth.table import render_table
 
-    finder = CardFinder(float_model)
+    finder = CardFinder(float_model, run_scale=1.0)  # (calibrated at the width trained at: reproducible)
     for i in range(frames):
         yield {"frames": finder.preprocess(render_table(seed + i, harsh=bool(i % 2)).image)}
 

@@ -210,3 +210,15 @@ def test_groups_decode_at_once_as_each_does_alone() -> None:
         alone, how_sure = decode_geometry(geometry, pts[group == j], weights[group == j])
         assert np.allclose(quads[j], alone, atol=1e-3)
         assert agreement[j] == pytest.approx(how_sure, abs=1e-5)
+
+
+def test_the_finder_runs_a_little_larger_than_it_was_trained_and_calibrates_as_trained() -> None:
+    """The shipped finder was trained on frames 512 px wide and runs at 17/16 of that (544: more
+    small and touching cards found, see ``RUN_SCALE``); the 8-bit calibration takes the trained
+    width, so the shipped 8-bit model stays reproducible (tests/test_quantize.py)."""
+    from scanner.segment import DEFAULT_MODEL, RUN_SCALE, CardFinder
+
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    assert CardFinder(DEFAULT_MODEL).meta["input_width"] == 512 and RUN_SCALE == 17 / 16
+    assert CardFinder(DEFAULT_MODEL).preprocess(frame).shape == (1, 3, 304, 544)
+    assert CardFinder(DEFAULT_MODEL, run_scale=1.0).preprocess(frame).shape == (1, 3, 288, 512)

@@ -253,6 +253,8 @@ def test_a_card_outlined_at_a_wrong_angle_is_read_again_on_its_edges(turn: int) 
         (234, "tweak-thief", "touching another T! card: read unsure at a turn, it is looked for beside its place"),
         (156, "tweak-shifter", "outlined off and read as no card: read there under 0.73+0.15"),
         (10, "tweak-bomb", "4 px from the frame's edge: put on its edges it reaches past, the finder's guess does not"),
+        (208, "tweak-shifter", "touching the deck: outlined across both at the width the finder was trained at"),
+        (403, "back-9", "a won pile on a checked cloth, touching a card: found at 17/16 of the trained width"),
     ],
 )
 def test_hard_cards_of_the_scanner_benchmark_are_found_and_read(frame: int, label: str, why: str) -> None:
