@@ -61,6 +61,9 @@ def _train_finder(args: argparse.Namespace) -> int:
     from .train import _require_torch
     from .train_finder import train_finder
 
+    if args.harsh_share < 1:
+        print(f"tweak train-finder: --harsh-share {args.harsh_share}: give N >= 1 (one in N harsh)", file=sys.stderr)
+        return 2
     _require_torch()
     train_finder(
         Path(args.out),

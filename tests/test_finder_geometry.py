@@ -162,6 +162,21 @@ def test_train_finder_defaults_are_the_shipped_finders_recipe() -> None:
     )
     assert args.width == meta["input_width"]
     assert args.foreign == training.get("foreign", False)
+    assert args.harsh_share == training.get("harsh_share", 4)  # (the shipped recipe predates the option)
+
+
+def test_cli_train_finder_refuses_a_harsh_share_under_one_before_any_work(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "train-finder", "--out", str(tmp_path), "--harsh-share", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2 and "--harsh-share" in result.stderr and "Traceback" not in result.stderr
+    assert not any(tmp_path.iterdir())
 
 
 def test_the_target_counts_only_where_the_decks_top_card_is_in_view() -> None:

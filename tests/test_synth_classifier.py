@@ -223,6 +223,7 @@ def test_tweak_train_defaults_are_the_shipped_classifiers_recipe() -> None:
     )
     assert round(args.scenes * args.harsh_share) == training["harsh_scenes"]
     assert args.coins == training.get("coins", False)
+    assert args.stretch == training.get("stretch", False)
 
 
 def test_coins_on_the_table_are_in_the_truth_and_shown_to_the_classifier_as_no_card():
