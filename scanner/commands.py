@@ -39,6 +39,18 @@ def _train(args: argparse.Namespace) -> int:
     if args.head < 8:
         print(f"tweak train: --head {args.head}: the last blocks need at least 8 channels", file=sys.stderr)
         return 2
+    if not 0.25 <= args.width <= 4:
+        print(f"tweak train: --width {args.width}: give a channel scale from 0.25 to 4", file=sys.stderr)
+        return 2
+    if args.batch < 1:
+        print(f"tweak train: --batch {args.batch}: give at least 1 crop a step", file=sys.stderr)
+        return 2
+    if args.device == "cuda":
+        from .train import _require_torch
+
+        if not _require_torch().cuda.is_available():
+            print("tweak train: --device cuda: PyTorch sees no CUDA GPU here; use --device cpu", file=sys.stderr)
+            return 2
     train(
         Path(args.out),
         seed=args.seed,
@@ -49,6 +61,9 @@ def _train(args: argparse.Namespace) -> int:
         head=args.head,
         coins=args.coins,
         stretch=args.stretch,
+        width=args.width,
+        batch=args.batch,
+        device=args.device,
     )
     from .quantize import quantize_classifier
 
@@ -310,7 +325,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--uniform", action="store_true", help="centre cards drawn from all 46 labels")
     p.set_defaults(run=_render)
 
-    p = sub.add_parser("train", help="train the card classifier (needs the train extra: PyTorch CPU)")
+    p = sub.add_parser("train", help="train the card classifier (needs the train extra: PyTorch)")
     p.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "models"))
     # the defaults are the shipped model's recipe (models/MODEL_CARD.md): same seed, same model
     p.add_argument("--seed", type=int, default=0)
@@ -320,6 +335,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--processes", type=int, default=2)
     p.add_argument("--harsh-share", type=float, default=0.6, help="extra scenes in the harshest conditions")
     p.add_argument("--head", type=int, default=96, help="width of the last blocks (the embedding's size)")
+    p.add_argument("--width", type=float, default=1.0, help="scale of the channels before the last blocks")
+    p.add_argument("--batch", type=int, default=128, help="crops a training step")
+    p.add_argument(
+        "--device",
+        choices=("cpu", "cuda"),
+        default="cpu",
+        help="train on the CPU or a CUDA GPU (deterministic on each; the two give different bytes)",
+    )
     p.add_argument(
         "--coins",
         action="store_true",

@@ -1,13 +1,15 @@
-"""``tweak train``: render crops, train the small card classifier with PyTorch (CPU), export ONNX.
+"""``tweak train``: render crops, train the small card classifier with PyTorch, export ONNX.
 
 Needs the optional ``train`` extra (``pip install -e '.[train]'``); the runtime never imports
-torch. Deterministic from ``--seed`` (data, initialisation, batch order; torch runs with
-deterministic algorithms on the CPU).
+torch. Deterministic from ``--seed`` on a given device (data, initialisation, batch order; torch
+runs with deterministic algorithms on the CPU and on a CUDA GPU). The CPU and a GPU compute in a
+different order, so the same recipe gives a model as good but not the same bytes on each.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -34,9 +36,18 @@ def _require_torch():
     return torch
 
 
-def make_model(torch, head: int = 96):
-    """The classifier network; ``head`` is the width of its last blocks (the embedding's size)."""
+def make_model(torch, head: int = 96, width: float = 1.0, pool_by_mean: bool = False):
+    """The classifier network; ``head`` is the width of its last blocks (the embedding's size),
+    ``width`` scales the channels of the blocks before them. ``pool_by_mean`` averages the last
+    features with a plain mean, the same numbers as the pooling layer, whose backward pass has no
+    deterministic CUDA version."""
     nn = torch.nn
+
+    class GlobalMean(nn.Module):
+        def forward(self, x):
+            return x.mean((2, 3), keepdim=True)
+
+    c1, c2, c3 = (max(8, round(c * width)) for c in (16, 32, 64))
 
     def block(cin: int, cout: int, stride: int) -> list:
         return [nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
@@ -47,14 +58,14 @@ def make_model(torch, head: int = 96):
         def __init__(self) -> None:
             super().__init__()
             self.features = nn.Sequential(
-                *block(3, 16, 1),
-                *block(16, 32, 2),
-                *block(32, 32, 1),
-                *block(32, 64, 2),
-                *block(64, 64, 1),
-                *block(64, head, 2),
+                *block(3, c1, 1),
+                *block(c1, c2, 2),
+                *block(c2, c2, 1),
+                *block(c2, c3, 2),
+                *block(c3, c3, 1),
+                *block(c3, head, 2),
                 *block(head, head, 1),
-                nn.AdaptiveAvgPool2d(1),
+                GlobalMean() if pool_by_mean else nn.AdaptiveAvgPool2d(1),
                 nn.Flatten(),
             )
             self.classes = nn.Linear(head, len(CLASSES))
@@ -67,11 +78,48 @@ def make_model(torch, head: int = 96):
     return CardNet()
 
 
+def smoothed_cross_entropy(torch, logits, target, weights, smoothing: float):
+    """``CrossEntropyLoss(weight=weights, label_smoothing=smoothing)`` written out as plain tensor
+    arithmetic: CUDA has no deterministic NLLLoss, which the library's loss is built on."""
+    log_p = torch.log_softmax(logits, 1)
+    n_classes = logits.shape[1]
+    # (scattered, not F.one_hot: that one checks the labels' range, a read-back on a GPU)
+    one_hot = torch.zeros_like(log_p).scatter_(1, target[:, None], 1.0)
+    w_target = weights[target]
+    nll = -(log_p * one_hot).sum(1) * w_target
+    smooth = -(log_p * weights).sum(1) / n_classes
+    return ((1 - smoothing) * nll + smoothing * smooth).sum() / w_target.sum()
+
+
 def to_tensor(torch, images: np.ndarray):
     x = torch.from_numpy(images).float().permute(0, 3, 1, 2) / 255.0
     mean = torch.tensor(MEAN).view(1, 3, 1, 1)
     std = torch.tensor(STD).view(1, 3, 1, 1)
     return (x - mean) / std
+
+
+def training_crops(
+    seed: int = 0,
+    scenes: int = 4000,
+    harsh_share: float = 0.6,
+    coins: bool = False,
+    stretch: bool = False,
+    processes: int = 2,
+    log=print,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The recipe's training crops: (images, labels, flipped), deterministic from the seed."""
+    first = TRAIN_SEED_BASE + seed * scenes
+    log(f"rendering {scenes} training scenes (seeds {first}..{first + scenes - 1})...")
+    data: CropSet = build(range(first, first + scenes), harsh=False, processes=processes, coins=coins)
+    # a share of the scenes again under the harshest conditions
+    n_harsh = round(scenes * harsh_share)
+    harsh = build(range(first + scenes, first + scenes + n_harsh), harsh=True, processes=processes, coins=coins)
+    images = np.concatenate([data.images, harsh.images])
+    labels = np.concatenate([data.labels, harsh.labels])
+    flipped = np.concatenate([data.flipped, harsh.flipped])
+    if stretch:  # the crops as the scanner will give them to this model (classify.CardClassifier.preprocess)
+        images = np.concatenate([stretch_contrast(images[i : i + 4096]) for i in range(0, len(images), 4096)])
+    return images, labels, flipped
 
 
 def train(
@@ -85,63 +133,79 @@ def train(
     head: int = 96,
     coins: bool = False,
     stretch: bool = False,
+    width: float = 1.0,
+    device: str = "cpu",
+    crops: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     log=print,
 ) -> dict[str, Any]:
+    """Train the recipe and write ``card_classifier.onnx`` and its meta to ``out_dir``. ``crops``,
+    when given, must be ``training_crops`` of the same recipe (rendered once for several runs)."""
+    if device != "cpu":
+        # cuBLAS is deterministic only with a fixed workspace (set before CUDA starts)
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     torch = _require_torch()
     torch.manual_seed(seed)
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(processes)
+    if device != "cpu":
+        torch.backends.cudnn.benchmark = False
     started = time.perf_counter()
-    first = TRAIN_SEED_BASE + seed * scenes
-    log(f"rendering {scenes} training scenes (seeds {first}..{first + scenes - 1})...")
-    data: CropSet = build(range(first, first + scenes), harsh=False, processes=processes, coins=coins)
-    # a share of the scenes again under the harshest conditions
     n_harsh = round(scenes * harsh_share)
-    harsh = build(range(first + scenes, first + scenes + n_harsh), harsh=True, processes=processes, coins=coins)
-    images = np.concatenate([data.images, harsh.images])
-    labels = np.concatenate([data.labels, harsh.labels])
-    flipped = np.concatenate([data.flipped, harsh.flipped])
-    if stretch:  # the crops as the scanner will give them to this model (classify.CardClassifier.preprocess)
-        images = np.concatenate([stretch_contrast(images[i : i + 4096]) for i in range(0, len(images), 4096)])
-    log(f"{len(labels)} crops in {time.perf_counter() - started:.0f} s; training...")
+    if crops is None:
+        crops = training_crops(seed, scenes, harsh_share, coins, stretch, processes, log)
+    images, labels, flipped = crops
+    log(f"{len(labels)} crops in {time.perf_counter() - started:.0f} s; training on {device}...")
     counts = np.bincount(labels, minlength=len(CLASSES)).astype(np.float32)
     weights = torch.tensor((counts.max() / np.maximum(counts, 1)) ** 0.5, dtype=torch.float32)
-    model = make_model(torch, head)
+    on_cpu = device == "cpu"
+    model = make_model(torch, head, width, pool_by_mean=not on_cpu).to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     steps = epochs * ((len(labels) + batch - 1) // batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
-    ce = torch.nn.CrossEntropyLoss(weight=weights, label_smoothing=0.05)
+    ce = torch.nn.CrossEntropyLoss(weight=weights.to(device), label_smoothing=0.05)
     ce_orient = torch.nn.CrossEntropyLoss()
     gen = np.random.default_rng(seed)
-    x_all = to_tensor(torch, images)
-    y_all = torch.from_numpy(labels)
-    o_all = torch.from_numpy(flipped)
+    # (in slices: the whole set as floats at once would take 4 bytes a pixel twice over)
+    slices = range(0, len(labels), 8192)
+    x_all = torch.cat([to_tensor(torch, np.array(images[i : i + 8192])).to(device) for i in slices])
+    y_all = torch.from_numpy(np.asarray(labels)).to(device)
+    o_all = torch.from_numpy(np.asarray(flipped)).to(device)
     is_card = y_all != CLASSES.index("none")
     for epoch in range(epochs):
         model.train()
-        order = torch.from_numpy(gen.permutation(len(labels)))
-        total, correct, loss_sum = 0, 0, 0.0
+        order = torch.from_numpy(gen.permutation(len(labels))).to(device)
+        # (summed on the device: reading a number back each step would stall a GPU)
+        total, correct, loss_sum = 0, torch.zeros((), device=device), torch.zeros((), device=device)
         for i in range(0, len(order), batch):
             idx = order[i : i + batch]
             x = x_all[idx]
             # photometric jitter per crop: brightness and contrast (white balance is in the renders)
-            gain = torch.empty(len(idx), 1, 1, 1).uniform_(0.8, 1.2)
-            x = x * gain + torch.empty(len(idx), 1, 1, 1).uniform_(-0.2, 0.2)
+            gain = torch.empty(len(idx), 1, 1, 1, device=device).uniform_(0.8, 1.2)
+            x = x * gain + torch.empty(len(idx), 1, 1, 1, device=device).uniform_(-0.2, 0.2)
             logits, orient = model(x)
             y = y_all[idx]
-            loss = ce(logits, y)
             cards = is_card[idx]
-            if cards.any():
-                loss = loss + 0.3 * ce_orient(orient[cards], o_all[idx][cards])
+            if on_cpu:
+                loss = ce(logits, y)
+                if cards.any():
+                    loss = loss + 0.3 * ce_orient(orient[cards], o_all[idx][cards])
+            else:  # the same losses without reading the card mask back (it would stall the GPU)
+                loss = smoothed_cross_entropy(torch, logits, y, ce.weight, 0.05)
+                per_card = torch.nn.functional.cross_entropy(orient, o_all[idx], reduction="none")
+                mask = cards.to(per_card.dtype)
+                loss = loss + 0.3 * (per_card * mask).sum() / mask.sum().clamp(min=1)
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
-            loss_sum += loss.item() * len(idx)
+            loss_sum += loss.detach() * len(idx)
             total += len(idx)
-            correct += int((logits.argmax(1) == y).sum())
-        log(f"epoch {epoch + 1}/{epochs}: loss {loss_sum / total:.4f}, train accuracy {correct / total:.4f}")
-    model.eval()
+            correct += (logits.argmax(1) == y).sum()
+        log(
+            f"epoch {epoch + 1}/{epochs}: loss {float(loss_sum) / total:.4f}, "
+            f"train accuracy {float(correct) / total:.4f} ({time.perf_counter() - started:.0f} s)"
+        )
+    model = model.cpu().eval()
     out_dir.mkdir(parents=True, exist_ok=True)
     onnx_path = out_dir / "card_classifier.onnx"
     dummy = torch.zeros(1, 3, CROP_H, CROP_W)
@@ -181,6 +245,8 @@ def train(
             "scenes": scenes,
             "harsh_scenes": n_harsh,
             "head": head,
+            **({"width": width} if width != 1.0 else {}),
+            **({"device": device} if device != "cpu" else {}),
             **({"coins": True} if coins else {}),  # (the shipped recipe predates the option)
             **({"stretch": True} if stretch else {}),
             "crops": int(len(labels)),
