@@ -137,9 +137,11 @@ def build(
     if processes > 1:
         import multiprocessing
 
-        # one OpenCV thread a process: with its default (a thread a core) in every process, many
-        # processes fight over the cores (rendering ran 3x slower on a 16-core machine)
-        with multiprocessing.get_context("fork").Pool(processes, initializer=cv2.setNumThreads, initargs=(1,)) as pool:
+        # spawned, not forked: a fork copies OpenCV's thread pool mid-use when this process has
+        # rendered before, and the child can wait forever on it; one OpenCV thread a process, as
+        # with its default (a thread a core) in every process, many processes fight over the cores
+        context = multiprocessing.get_context("spawn")
+        with context.Pool(processes, initializer=cv2.setNumThreads, initargs=(1,)) as pool:
             parts = pool.starmap(_scene_list, args, chunksize=8)
     else:
         parts = [_scene_list(*a) for a in args]

@@ -142,7 +142,8 @@ def train_finder(
     first = FINDER_SEED_BASE + seed * scenes
     import multiprocessing
 
-    with multiprocessing.get_context("fork").Pool(processes) as pool:
+    # (spawned, not forked: see dataset.build)
+    with multiprocessing.get_context("spawn").Pool(processes, initializer=cv2.setNumThreads, initargs=(1,)) as pool:
         samples = pool.starmap(
             _sample, [(i, width, piles, foreign, harsh_share) for i in range(first, first + scenes)], chunksize=8
         )

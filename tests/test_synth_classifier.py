@@ -224,6 +224,11 @@ def test_tweak_train_defaults_are_the_shipped_classifiers_recipe() -> None:
     assert round(args.scenes * args.harsh_share) == training["harsh_scenes"]
     assert args.coins == training.get("coins", False)
     assert args.stretch == training.get("stretch", False)
+    assert (args.batch, args.width, args.device) == (
+        training["batch"],
+        training.get("width", 1.0),
+        training.get("device", "cpu"),  # (the shipped recipe predates these options)
+    )
 
 
 def test_coins_on_the_table_are_in_the_truth_and_shown_to_the_classifier_as_no_card():

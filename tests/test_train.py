@@ -1,0 +1,118 @@
+"""`tweak train`'s code on either device: the GPU path's written-out loss and pooling, a tiny
+training run of each path exported to ONNX and read by the scanner's classifier, the recipe
+checks, and the side-by-side variants script. (No shipped model is trained here: a few scenes,
+one epoch.)"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from scanner.classify import CardClassifier
+from scanner.dataset import build
+from scanner.train import make_model, smoothed_cross_entropy, train, training_crops
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_gpu_loss_is_the_librarys_weighted_smoothed_cross_entropy_written_out():
+    """CUDA has no deterministic NLLLoss: the GPU path computes the same loss, and the same
+    gradients, from plain tensor arithmetic."""
+    torch.manual_seed(3)
+    logits = torch.randn(64, 47, dtype=torch.float64, requires_grad=True)
+    target = torch.randint(0, 47, (64,))
+    weights = torch.rand(47, dtype=torch.float64) + 0.5
+    library = torch.nn.CrossEntropyLoss(weight=weights, label_smoothing=0.05)(logits, target)
+    (library_grad,) = torch.autograd.grad(library, logits)
+    ours = smoothed_cross_entropy(torch, logits, target, weights, 0.05)
+    (our_grad,) = torch.autograd.grad(ours, logits)
+    assert torch.allclose(library, ours, atol=1e-12)
+    assert torch.allclose(library_grad, our_grad, atol=1e-12)
+    # and it is a different number from the loss without weights or smoothing (the test can fail)
+    assert not torch.allclose(ours, torch.nn.functional.cross_entropy(logits, target))
+
+
+def test_the_mean_pooled_network_reads_as_the_pooling_layer_network():
+    torch.manual_seed(0)
+    layer = make_model(torch, head=32, width=0.5).eval()
+    mean = make_model(torch, head=32, width=0.5, pool_by_mean=True).eval()
+    mean.load_state_dict(layer.state_dict())
+    crops = torch.randn(5, 3, 64, 48)
+    with torch.no_grad():
+        assert torch.allclose(layer(crops)[0], mean(crops)[0], atol=1e-6)
+        assert torch.allclose(layer(crops)[1], mean(crops)[1], atol=1e-6)
+
+
+def test_width_scales_the_channels_before_the_head():
+    narrow, base, wide = (make_model(torch, width=w) for w in (0.5, 1.0, 1.5))
+    sizes = [sum(p.numel() for p in m.parameters()) for m in (narrow, base, wide)]
+    assert sizes[0] < sizes[1] < sizes[2]
+    assert base.features[0].out_channels == 16 and wide.features[0].out_channels == 24
+
+
+@pytest.fixture(scope="module")
+def tiny_crops():
+    return training_crops(seed=0, scenes=4, harsh_share=0.5, processes=1, log=lambda *_: None)
+
+
+@pytest.mark.parametrize("device", ["cpu", "cpu:0"])
+def test_a_tiny_training_run_exports_a_classifier_the_scanner_reads(tmp_path, tiny_crops, device):
+    """``cpu`` runs the CPU recipe; any other device name (``cpu:0`` here, ``cuda`` on a GPU) runs
+    the GPU path (written-out loss, mean pooling, numbers kept on the device)."""
+    meta = train(tmp_path, scenes=4, harsh_share=0.5, epochs=1, batch=32, head=16, device=device, crops=tiny_crops)
+    assert meta["training"]["crops"] == len(tiny_crops[1]) > 20
+    assert meta["training"].get("device", "cpu") == device
+    written = json.loads((tmp_path / "card_classifier.json").read_text())
+    assert written["training"] == meta["training"]
+    classifier = CardClassifier(tmp_path / "card_classifier.onnx")
+    readings = classifier.classify(list(tiny_crops[0][:6]))
+    assert len(readings) == 6 and all(0 <= r.confidence <= 1 for r in readings)
+    probabilities, _, embeddings = classifier.run(list(tiny_crops[0][:3]))
+    assert probabilities.shape == (3, 47) and embeddings.shape == (3, 16)
+
+
+def test_the_crops_given_to_train_are_the_recipes_own(tiny_crops):
+    """Rendering in several processes (the variants script) gives the same crops as one."""
+    again = training_crops(seed=0, scenes=4, harsh_share=0.5, processes=2, log=lambda *_: None)
+    for ours, theirs in zip(tiny_crops, again):
+        assert np.array_equal(ours, theirs)
+    assert len(build(range(3), harsh=False, processes=2)) == len(build(range(3), harsh=False))
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [("width", 0.1, "--width 0.1"), ("batch", 0, "--batch 0"), ("device", "cuda", "no CUDA GPU")],
+)
+def test_tweak_train_refuses_a_bad_recipe_before_rendering(tmp_path, monkeypatch, capsys, option, value, message):
+    from companion.cli import build_parser
+    from scanner import commands
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr("scanner.train.train", lambda *a, **k: pytest.fail("trained despite a bad recipe"))
+    args = build_parser().parse_args(["train", "--out", str(tmp_path)])
+    setattr(args, option, value)
+    assert commands._train(args) == 2
+    assert message in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+def _variants_module():
+    spec = importlib.util.spec_from_file_location("classifier_variants", ROOT / "benchmarks" / "classifier_variants.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_variants_are_named_recipes_with_checked_options():
+    variants = _variants_module()
+    assert variants.parse_variant("wide:epochs=30,width=1.5") == ("wide", {"epochs": 30, "width": 1.5})
+    assert variants.parse_variant("plain") == ("plain", {})
+    with pytest.raises(SystemExit, match="'lr' is not one of"):
+        variants.parse_variant("a:lr=3")
+    with pytest.raises(SystemExit, match="start with a name"):
+        variants.parse_variant(":epochs=3")
