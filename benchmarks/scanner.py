@@ -1,12 +1,17 @@
 """Scanner benchmark (issue: the scanner): detection and recognition on rendered frames, speed.
 
-    python benchmarks/scanner.py [--frames 500] [--detector auto|classical|learned] [--first SEED]
+    python benchmarks/scanner.py [--frames 500] [--sets 1] [--processes 1] [--first SEED]
+        [--detector auto|classical|learned] [--finder ONNX] [--classifier ONNX]
 
 Frames come from a held-out seed range under the harshest conditions, each with 1-16 centre cards
 plus the deck, the T! pile, T! cards and won piles. Prints card recall and precision, label
 accuracy, the share of frames with every card right, the target read right (where the deck's top
 card is in view, as a card must be to count as required; and over all frames), the full pipeline's
 median time on a 1280x720 frame with 12 cards on one core, and the tracker's time per frame.
+
+A 500-frame set moves by 2-4 frames with changes that should be neutral: judge a change on
+several sets (``--sets 7``: seeds FIRST, FIRST + 1,000,000, ...; one line each, then all of them
+together), measured side by side in ``--processes`` processes (the timing runs alone afterwards).
 """
 
 from __future__ import annotations
@@ -30,27 +35,33 @@ from scanner.synth.table import Conditions, render_table  # noqa: E402
 from scanner.track import Tracker  # noqa: E402
 
 HELDOUT_SEED = 90_000_000
+SET_STEP = 1_000_000
+COUNTS = ("frames", "required", "found", "labels_right", "found_total", "false_pos", "frames_right")
+COUNTS += ("target_right", "target_total", "seen_right", "seen_total")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--frames", type=int, default=500)
-    parser.add_argument("--detector", choices=("auto", "classical", "learned"), default="auto")
-    parser.add_argument("--finder", help="another card finder model (ONNX) to measure")
-    parser.add_argument(
-        "--first", type=int, default=HELDOUT_SEED, help="first seed (others: frames no change was tuned on)"
-    )
-    args = parser.parse_args()
+def load(detector: str, finder: str | None, classifier: str | None):
+    """The shipped scanner, with another finder or classifier model when asked."""
     cv2.setNumThreads(1)
-    scanner = load_scanner(detector=args.detector)
-    if args.finder:
+    scanner = load_scanner(detector=detector)
+    if finder:
         from scanner.segment import CardFinder
 
-        scanner.finder = CardFinder(args.finder)
-    required_total = found_required = labels_right = found_total = false_pos = 0
-    frames_right = target_right = target_total = seen_right = seen_total = 0
-    for i in range(args.frames):
-        rendered = render_table(args.first + i, harsh=True)
+        scanner.finder = CardFinder(finder)
+    if classifier:
+        from scanner.classify import CardClassifier
+
+        scanner.classifier = CardClassifier(classifier)
+    return scanner
+
+
+def measure_set(first: int, frames: int, detector: str, finder: str | None, classifier: str | None) -> dict:
+    """The counts of one set of ``frames`` harsh frames from seed ``first``."""
+    scanner = load(detector, finder, classifier)
+    n = dict.fromkeys(COUNTS, 0)
+    n["frames"] = frames
+    for i in range(frames):
+        rendered = render_table(first + i, harsh=True)
         required, optional = expected_cards(rendered.truth)
         result = scanner.scan(rendered.image)
         quads = [c.corners for c in result.cards]
@@ -60,28 +71,70 @@ def main() -> None:
         opt_pairs = match([np.array(c["corners"]) for c in optional], [quads[j] for j in rest])
         fp = len(rest) - len(opt_pairs)
         right = sum(result.cards[j].label == required[t]["label"] for t, j in pairs)
-        required_total += len(required)
-        found_required += len(pairs)
-        labels_right += right
-        found_total += len(pairs) + fp
-        false_pos += fp
-        frames_right += right == len(required) and fp == 0
+        n["required"] += len(required)
+        n["found"] += len(pairs)
+        n["labels_right"] += right
+        n["found_total"] += len(pairs) + fp
+        n["false_pos"] += fp
+        n["frames_right"] += right == len(required) and fp == 0
         if rendered.truth["target"] is not None:
-            target_total += 1
-            target_right += result.target == rendered.truth["target"]
+            n["target_total"] += 1
+            n["target_right"] += result.target == rendered.truth["target"]
             if target_in_view(rendered.truth):
-                seen_total += 1
-                seen_right += result.target == rendered.truth["target"]
-    print(f"{args.frames} harsh frames from seed {args.first}, {required_total} cards, detector: {args.detector}")
+                n["seen_total"] += 1
+                n["seen_right"] += result.target == rendered.truth["target"]
+    return n
+
+
+def report(name: str, n: dict) -> None:
     print(
-        f"card recall {found_required / required_total:.4f}, precision {1 - false_pos / max(found_total, 1):.4f}, "
-        f"label accuracy (found cards) {labels_right / max(found_required, 1):.4f}"
+        f"{name}: card recall {n['found'] / n['required']:.4f}, "
+        f"precision {1 - n['false_pos'] / max(n['found_total'], 1):.4f}, "
+        f"label accuracy (found cards) {n['labels_right'] / max(n['found'], 1):.4f}; "
+        f"frames with every card right {n['frames_right'] / n['frames']:.4f}; "
+        f"target read right {n['seen_right'] / max(n['seen_total'], 1):.4f} "
+        f"({n['seen_right']} of {n['seen_total']} frames with the deck in view; "
+        f"{n['target_right'] / max(n['target_total'], 1):.4f} of all {n['target_total']}, decks under a hand included)"
     )
-    print(
-        f"frames with every card right {frames_right / args.frames:.4f}; "
-        f"target read right {seen_right / max(seen_total, 1):.4f} ({seen_total} frames with the deck in view; "
-        f"{target_right / max(target_total, 1):.4f} of all {target_total}, decks under a hand included)"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--frames", type=int, default=500, help="frames a set")
+    parser.add_argument("--sets", type=int, default=1, help="sets of frames, a million seeds apart")
+    parser.add_argument("--processes", type=int, default=1, help="sets measured at once")
+    parser.add_argument("--detector", choices=("auto", "classical", "learned"), default="auto")
+    parser.add_argument("--finder", help="another card finder model (ONNX) to measure")
+    parser.add_argument("--classifier", help="another card classifier model (ONNX) to measure")
+    parser.add_argument(
+        "--first", type=int, default=HELDOUT_SEED, help="first seed (others: frames no change was tuned on)"
     )
+    args = parser.parse_args()
+    for option in ("frames", "sets", "processes"):
+        if getattr(args, option) < 1:
+            parser.error(f"--{option} {getattr(args, option)}: give at least 1")
+    for option in ("finder", "classifier"):
+        path = getattr(args, option)
+        if path and not Path(path).is_file():
+            parser.error(f"--{option} {path}: no such model file")
+    firsts = [args.first + k * SET_STEP for k in range(args.sets)]
+    jobs = [(first, args.frames, args.detector, args.finder, args.classifier) for first in firsts]
+    if args.processes > 1 and len(jobs) > 1:
+        import multiprocessing
+
+        with multiprocessing.get_context("spawn").Pool(min(args.processes, len(jobs))) as pool:
+            counts = pool.starmap(measure_set, jobs)
+    else:
+        counts = [measure_set(*job) for job in jobs]
+    total = dict.fromkeys(COUNTS, 0)
+    print(f"{args.frames} harsh frames a set, detector: {args.detector}")
+    for first, n in zip(firsts, counts):
+        report(f"seeds {first}..{first + args.frames - 1} ({n['required']} cards)", n)
+        for key in COUNTS:
+            total[key] += n[key]
+    if len(counts) > 1:
+        report(f"all {len(counts)} sets ({total['frames']} frames, {total['required']} cards)", total)
+    scanner = load(args.detector, args.finder, args.classifier)
     # speed: 1280x720, 12 centre cards, neutral conditions, one core
     times, track_times = [], []
     tracker = Tracker()
