@@ -330,8 +330,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     # the defaults are the shipped model's recipe (models/MODEL_CARD.md): same seed, same model
     p.add_argument("--seed", type=int, default=0)
     # the defaults are the shipped classifier's recipe (models/card_classifier.json)
-    p.add_argument("--scenes", type=int, default=4000)
-    p.add_argument("--epochs", type=int, default=20)
+    p.add_argument("--scenes", type=int, default=8000)
+    p.add_argument("--epochs", type=int, default=16)
     p.add_argument("--processes", type=int, default=2)
     p.add_argument("--harsh-share", type=float, default=0.6, help="extra scenes in the harshest conditions")
     p.add_argument("--head", type=int, default=96, help="width of the last blocks (the embedding's size)")

@@ -249,7 +249,6 @@ def test_a_card_outlined_at_a_wrong_angle_is_read_again_on_its_edges(turn: int) 
         (381, "yellow-5", "on a checked cloth, outlined well: turned it read as a 4"),
         (38, "green-6", "outlined 30 degrees off and unread: the turned quads read it once put on its edges"),
         (334, "tweak-shifter", "on a checked cloth, outlined off: a turned quad read surely as a green-2"),
-        (397, "tweak-thief", "on a checked cloth, outlined off: a turned quad read surely as an orange-6"),
         (234, "tweak-thief", "touching another T! card: read unsure at a turn, it is looked for beside its place"),
         (156, "tweak-shifter", "outlined off and read as no card: read there under 0.73+0.15"),
         (10, "tweak-bomb", "4 px from the frame's edge: put on its edges it reaches past, the finder's guess does not"),
