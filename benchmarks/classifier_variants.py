@@ -8,8 +8,8 @@ own process (several fit on one GPU at once: these networks are far too small to
     python benchmarks/classifier_variants.py --out /tmp/variants --scenes 8000 --coins \\
         --device cuda --processes 16 --variant a:epochs=30 --variant b:epochs=30,head=128
 
-Writes ``OUT/NAME/card_classifier.onnx`` and ``.json`` (float models: ``tweak quantize --model``
-makes the 8-bit ones) and prints each variant's log lines prefixed with its name.
+Writes ``OUT/NAME/card_classifier.onnx`` and ``.json`` (float models: ``tweak quantize classifier
+--models OUT/NAME`` makes the 8-bit one) and prints each variant's log lines prefixed with its name.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", required=True)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--scenes", type=int, default=4000)
+    parser.add_argument("--scenes", type=int, default=8000)
     parser.add_argument("--harsh-share", type=float, default=0.6)
     parser.add_argument("--coins", action="store_true")
     parser.add_argument("--device", default="cpu")

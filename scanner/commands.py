@@ -33,23 +33,19 @@ def _render(args: argparse.Namespace) -> int:
 def _train(args: argparse.Namespace) -> int:
     from .train import train
 
-    if not 0 <= args.harsh_share <= 1:
-        print(f"tweak train: --harsh-share {args.harsh_share}: give a share of the scenes, 0 to 1", file=sys.stderr)
-        return 2
-    if args.head < 8:
-        print(f"tweak train: --head {args.head}: the last blocks need at least 8 channels", file=sys.stderr)
-        return 2
-    if not 0.25 <= args.width <= 4:
-        print(f"tweak train: --width {args.width}: give a channel scale from 0.25 to 4", file=sys.stderr)
-        return 2
-    if args.batch < 1:
-        print(f"tweak train: --batch {args.batch}: give at least 1 crop a step", file=sys.stderr)
-        return 2
-    if args.device == "cuda":
+    problems = [
+        (not 0 <= args.harsh_share <= 1, f"--harsh-share {args.harsh_share}: give a share of the scenes, 0 to 1"),
+        (args.head < 8, f"--head {args.head}: the last blocks need at least 8 channels"),
+        (not 0.25 <= args.width <= 4, f"--width {args.width}: give a channel scale from 0.25 to 4"),
+        (args.batch < 1, f"--batch {args.batch}: give at least 1 crop a step"),
+    ]
+    if args.device == "cuda" and not any(bad for bad, _ in problems):
         from .train import _require_torch
 
-        if not _require_torch().cuda.is_available():
-            print("tweak train: --device cuda: PyTorch sees no CUDA GPU here; use --device cpu", file=sys.stderr)
+        problems.append((not _require_torch().cuda.is_available(), "--device cuda: PyTorch sees no CUDA GPU here"))
+    for bad, message in problems:
+        if bad:
+            print(f"tweak train: {message}", file=sys.stderr)
             return 2
     train(
         Path(args.out),

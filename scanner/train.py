@@ -100,7 +100,7 @@ def to_tensor(torch, images: np.ndarray):
 
 def training_crops(
     seed: int = 0,
-    scenes: int = 4000,
+    scenes: int = 8000,
     harsh_share: float = 0.6,
     coins: bool = False,
     stretch: bool = False,
@@ -125,8 +125,8 @@ def training_crops(
 def train(
     out_dir: Path,
     seed: int = 0,
-    scenes: int = 4000,
-    epochs: int = 20,
+    scenes: int = 8000,
+    epochs: int = 16,
     batch: int = 128,
     processes: int = 2,
     harsh_share: float = 0.6,
