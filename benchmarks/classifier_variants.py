@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
-import os
 import sys
 import tempfile
 import time
@@ -26,8 +25,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-# cuBLAS is deterministic only with a fixed workspace, set before any process starts CUDA
-os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
 VARIANT_KEYS = {"epochs": int, "batch": int, "head": int, "width": float}
 
 
@@ -41,7 +38,10 @@ def parse_variant(text: str) -> tuple[str, dict]:
         key, _, value = item.partition("=")
         if key not in VARIANT_KEYS:
             raise SystemExit(f"--variant {text!r}: {key!r} is not one of {', '.join(VARIANT_KEYS)}")
-        options[key] = VARIANT_KEYS[key](value)
+        try:
+            options[key] = VARIANT_KEYS[key](value)
+        except ValueError:
+            raise SystemExit(f"--variant {text!r}: {key}={value!r} is not a number") from None
     return name, options
 
 

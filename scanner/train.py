@@ -140,15 +140,14 @@ def train(
 ) -> dict[str, Any]:
     """Train the recipe and write ``card_classifier.onnx`` and its meta to ``out_dir``. ``crops``,
     when given, must be ``training_crops`` of the same recipe (rendered once for several runs)."""
-    if device != "cpu":
-        # cuBLAS is deterministic only with a fixed workspace (set before CUDA starts)
-        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     torch = _require_torch()
+    if device != "cpu":
+        # cuBLAS is deterministic only with a fixed workspace, set before its first use
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+        torch.backends.cudnn.benchmark = False
     torch.manual_seed(seed)
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(processes)
-    if device != "cpu":
-        torch.backends.cudnn.benchmark = False
     started = time.perf_counter()
     n_harsh = round(scenes * harsh_share)
     if crops is None:

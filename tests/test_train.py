@@ -114,5 +114,7 @@ def test_variants_are_named_recipes_with_checked_options():
     assert variants.parse_variant("plain") == ("plain", {})
     with pytest.raises(SystemExit, match="'lr' is not one of"):
         variants.parse_variant("a:lr=3")
+    with pytest.raises(SystemExit, match="epochs='many' is not a number"):
+        variants.parse_variant("a:epochs=many")
     with pytest.raises(SystemExit, match="start with a name"):
         variants.parse_variant(":epochs=3")
