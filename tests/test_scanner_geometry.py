@@ -254,6 +254,10 @@ def test_a_card_outlined_at_a_wrong_angle_is_read_again_on_its_edges(turn: int) 
         (10, "tweak-bomb", "4 px from the frame's edge: put on its edges it reaches past, the finder's guess does not"),
         (208, "tweak-shifter", "touching the deck: outlined across both at the width the finder was trained at"),
         (403, "back-9", "a won pile on a checked cloth, touching a card: found at 17/16 of the trained width"),
+        # (later sets: frame = set's offset from 90,000,000 + frame)
+        (1_000_106, "back-10", "a won pile beside the T! pile: a part cut from an outline across both sat on it"),
+        (1_000_398, "back-9", "two won piles lying on each other: kept both, not as one card found twice"),
+        (6_000_268, "tweak-back", "the T! pile lying on the deck: kept both, not as one card found twice"),
     ],
 )
 def test_hard_cards_of_the_scanner_benchmark_are_found_and_read(frame: int, label: str, why: str) -> None:
@@ -267,3 +271,47 @@ def test_hard_cards_of_the_scanner_benchmark_are_found_and_read(frame: int, labe
     pairs = match([np.array(c["corners"]) for c in truth], [c.corners for c in result.cards])
     assert len(pairs) == len(truth), why
     assert all(result.cards[j].label == label for _, j in pairs), why
+
+
+def _card_quad(cx: float, cy: float, angle_deg: float, long_side: float = 88.0) -> np.ndarray:
+    box = ((cx, cy), (long_side * 63 / 88, long_side), angle_deg)
+    return order_portrait(cv2.boxPoints(box).astype(np.float32))
+
+
+def test_cards_found_twice_are_kept_once_but_cards_lying_on_each_other_both_stay() -> None:
+    """_drop_nested: one card inside an outline about it and its neighbour is one card found twice;
+    two card-sized quads overlapping a little (a won pile on the T! pile) are two cards; a part
+    guessed by cutting never displaces a card the finder found and read."""
+    from scanner.classify import Prediction
+    from scanner.detect import Detection
+    from scanner.metrics import quad_iou
+    from scanner.pipeline import _drop_nested
+
+    def read(label: str, confidence: float = 0.9) -> Prediction:
+        return Prediction(label, confidence, False, np.zeros(47, np.float32))
+
+    typical = (63.0, 88.0)
+    card = _card_quad(200, 200, 0)
+    around_two = _card_quad(230, 200, 90, long_side=150)  # an outline about the card and its neighbour
+    kept, _ = _drop_nested([Detection(card, 1.0), Detection(around_two, 1.0)], [read("red-1"), read("red-2")], typical)
+    assert len(kept) == 1 and np.allclose(kept[0].corners, card)
+
+    on_top = _card_quad(225, 215, 25)  # a card lying across the first, its centre inside it
+    assert cv2.pointPolygonTest(card.reshape(-1, 1, 2), tuple(map(float, on_top.mean(0))), False) > 0
+    assert quad_iou(card, on_top) < 0.5
+    kept, read_as = _drop_nested(
+        [Detection(card, 1.0), Detection(on_top, 1.0)], [read("back-8"), read("tweak-back")], typical
+    )
+    assert [p.label for p in read_as] == ["back-8", "tweak-back"]
+
+    # the same quad as a part cut out of a rejected outline (past ``found``): the found card stays
+    kept, read_as = _drop_nested(
+        [Detection(card, 1.0), Detection(on_top, 1.0, touching=True)],
+        [read("back-8"), read("tweak-back", 0.95)],
+        typical,
+        found=1,
+    )
+    assert [p.label for p in read_as] == ["back-8"]
+    # and with no cards read well to size them by, nested quads are still one card found twice
+    kept, _ = _drop_nested([Detection(card, 1.0), Detection(on_top, 1.0)], [read("back-8"), read("tweak-back")], None)
+    assert len(kept) == 1
