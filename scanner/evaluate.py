@@ -140,6 +140,12 @@ def model_card(meta: dict[str, Any], float_meta: dict[str, Any] | None = None) -
     ``meta`` is its 8-bit version's (the one the scanner runs)."""
     m = meta["metrics"]
     t = meta["training"]
+    device = t.get("device", "cpu")
+    device_option = "" if device == "cpu" else f" --device {device}"
+    device_note = "" if device == "cpu" else f", but for --device {device}: the CPU gives other bytes"
+    where = "on 2 CPU cores" if device == "cpu" else "of training on a CUDA GPU"
+    coins_option = "" if t.get("coins") else " --no-coins"
+    coins_note = ", not-a-card crops on the coins on the table among them" if t.get("coins") else ""
     q = meta.get("quantized")
     name = "card_classifier.int8.onnx" if q else "card_classifier.onnx"
     runtime = ""
@@ -195,11 +201,11 @@ One complete art style is never used in training: the Hershey triplex and script
 ## Training
 
 `tweak train --seed {t["seed"]} --scenes {t["scenes"]} --harsh-share {t["harsh_scenes"] / t["scenes"]:g}
---epochs {t["epochs"]}` (the defaults): {t["scenes"]} scenes
-plus {t["harsh_scenes"]} harsh ones ({t["crops"]} crops), a 7-layer CNN (about 200k parameters),
+--epochs {t["epochs"]}{coins_option}{device_option}` (the defaults{device_note}): {t["scenes"]} scenes
+plus {t["harsh_scenes"]} harsh ones ({t["crops"]} crops{coins_note}), a 7-layer CNN (about 200k parameters),
 AdamW with one-cycle learning rate, class-balanced loss with label smoothing, brightness/contrast
-jitter; {t["seconds"]} s on 2 CPU cores.
-Deterministic from the seed.
+jitter; {t["seconds"]} s {where}.
+Deterministic from the seed on a given device.
 
 ## Metrics (`tweak evaluate`, {m["scenes_per_set"]} held-out scenes per set, harshest conditions)
 

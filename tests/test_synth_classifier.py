@@ -224,11 +224,12 @@ def test_tweak_train_defaults_are_the_shipped_classifiers_recipe() -> None:
     assert round(args.scenes * args.harsh_share) == training["harsh_scenes"]
     assert args.coins == training.get("coins", False)
     assert args.stretch == training.get("stretch", False)
-    assert (args.batch, args.width, args.device) == (
-        training["batch"],
-        training.get("width", 1.0),
-        training.get("device", "cpu"),  # (the shipped recipe predates these options)
-    )
+    assert (args.batch, args.width) == (training["batch"], training.get("width", 1.0))
+    # the device is the one option a default cannot follow (CI has no GPU): the shipped classifier
+    # was trained with --device cuda, which the model card's recipe line says
+    card = (MODELS_DIR / "MODEL_CARD.md").read_text()
+    device = training.get("device", "cpu")
+    assert device == "cpu" or f"--device {device}" in card
 
 
 def test_coins_on_the_table_are_in_the_truth_and_shown_to_the_classifier_as_no_card():
