@@ -143,6 +143,7 @@ def model_card(meta: dict[str, Any], float_meta: dict[str, Any] | None = None) -
     device = t.get("device", "cpu")
     device_option = "" if device == "cpu" else f" --device {device}"
     device_note = "" if device == "cpu" else f", but for --device {device}: the CPU gives other bytes"
+    defaults = f"the defaults{device_note}" if t.get("coins") else "the recipe before --coins was the default"
     where = "on 2 CPU cores" if device == "cpu" else "of training on a CUDA GPU"
     coins_option = "" if t.get("coins") else " --no-coins"
     coins_note = ", not-a-card crops on the coins on the table among them" if t.get("coins") else ""
@@ -201,7 +202,7 @@ One complete art style is never used in training: the Hershey triplex and script
 ## Training
 
 `tweak train --seed {t["seed"]} --scenes {t["scenes"]} --harsh-share {t["harsh_scenes"] / t["scenes"]:g}
---epochs {t["epochs"]}{coins_option}{device_option}` (the defaults{device_note}): {t["scenes"]} scenes
+--epochs {t["epochs"]}{coins_option}{device_option}` ({defaults}): {t["scenes"]} scenes
 plus {t["harsh_scenes"]} harsh ones ({t["crops"]} crops{coins_note}), a 7-layer CNN (about 200k parameters),
 AdamW with one-cycle learning rate, class-balanced loss with label smoothing, brightness/contrast
 jitter; {t["seconds"]} s {where}.
