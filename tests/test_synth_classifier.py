@@ -223,6 +223,7 @@ def test_tweak_train_defaults_are_the_shipped_classifiers_recipe() -> None:
     )
     assert round(args.scenes * args.harsh_share) == training["harsh_scenes"]
     assert args.coins == training.get("coins", False)
+    assert build_parser().parse_args(["train", "--no-coins"]).coins is False  # (the recipe before)
     assert args.stretch == training.get("stretch", False)
     assert (args.batch, args.width) == (training["batch"], training.get("width", 1.0))
     # the device is the one option a default cannot follow (CI has no GPU): the shipped classifier
