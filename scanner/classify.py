@@ -93,29 +93,38 @@ class CardClassifier:
             return np.zeros((0, len(self.labels)), np.float32), np.zeros(0, np.float32)
         x = self.preprocess(crops)
         probs, flipped = self._once(x)
-        unsure = (probs.max(axis=1) < HALF_TURN_BELOW) & turned
+        if turned:
+            self._read_unsure_turned(x, probs, flipped)
+        return probs, flipped
+
+    def _read_unsure_turned(self, x: np.ndarray, probs: np.ndarray, flipped: np.ndarray) -> None:
+        """Averages in, in place, the reading of each unsure crop turned half a turn."""
+        unsure = probs.max(axis=1) < HALF_TURN_BELOW
         if unsure.any():
             turned_probs, turned_flipped = self._once(np.ascontiguousarray(x[unsure][:, :, ::-1, ::-1]))
             probs[unsure] = (probs[unsure] + turned_probs) / 2
             # the turned view is upside down exactly when the crop is upright
             flipped[unsure] = (flipped[unsure] + 1 - turned_flipped) / 2
-        return probs, flipped
 
     def _once(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         logits, orient = self.session.run(["logits", "orientation"], {"crops": x})
         return _softmax(logits), _softmax(orient)[:, 1]
 
     def run(self, crops: list[np.ndarray] | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Class probabilities, upside-down probabilities and L2-normalised embeddings, in one pass."""
+        """Class probabilities and upside-down probabilities (as ``raw``) and L2-normalised embeddings
+        (of the crops as they are)."""
         if len(crops) == 0:
             n = len(self.labels)
             return np.zeros((0, n), np.float32), np.zeros(0, np.float32), np.zeros((0, 1), np.float32)
         if "embedding" not in self.outputs:
             raise ValueError("this classifier has no embedding output: deck profiles need model version 4 or later")
         names = ["logits", "orientation", "embedding"]
-        logits, orient, emb = self.session.run(names, {"crops": self.preprocess(crops)})
+        x = self.preprocess(crops)
+        logits, orient, emb = self.session.run(names, {"crops": x})
         emb = emb / np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-9)
-        return _softmax(logits), _softmax(orient)[:, 1], emb
+        probs, flipped = _softmax(logits), _softmax(orient)[:, 1]
+        self._read_unsure_turned(x, probs, flipped)  # the same probabilities as ``classify`` gives
+        return probs, flipped, emb
 
     def classify(self, crops: list[np.ndarray] | np.ndarray, turned: bool = True) -> list[Prediction]:
         probs, flipped = self.raw(crops, turned)

@@ -253,6 +253,7 @@ def enrol_folder(folder: Path, scanner: Any, deck: str = "", jitter: int = 3) ->
                 refused.append(f"{path}: cannot be read as an image")
                 continue
             found = scanner.finder.find(frame) if scanner.finder is not None else _classical(frame)
+            found = _drop_not_cards(found, frame, scanner.classifier)
             if len(found) != 1:
                 what = "no card" if not found else f"{len(found)} cards"
                 refused.append(f"{path}: {what} found, a photo must show exactly one card")
@@ -268,6 +269,19 @@ def enrol_folder(folder: Path, scanner: Any, deck: str = "", jitter: int = 3) ->
     profile = enrol_crops(scanner.classifier, crops, deck)
     profile.problems = refused
     return EnrolReport(profile, used, refused, time.perf_counter() - started)
+
+
+def _drop_not_cards(found: list[Any], frame: np.ndarray, classifier: Any) -> list[Any]:
+    """Of several outlines in one photo, the ones the classifier reads as a card: a photo of one
+    card on the mat should not be refused for a marker or a shadow's edge the finder half-marks.
+    One outline is kept as it is, and all are when none reads as a card (an enrolled deck may look
+    unlike any the model knows; the photo is then refused as showing several)."""
+    if len(found) < 2:
+        return found
+    from .crops import card_crop
+
+    predictions = classifier.classify([card_crop(frame, f.corners, classifier.margin) for f in found])
+    return [f for f, p in zip(found, predictions) if p.is_card] or found
 
 
 def _classical(frame: np.ndarray) -> list[Any]:

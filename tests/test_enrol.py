@@ -73,6 +73,43 @@ def test_photos_without_exactly_one_card_are_named(deck, tmp_path, capsys) -> No
     assert json.loads((tmp_path / "p.json").read_text())["labels"].keys() == {"red-5"}
 
 
+def test_a_profile_reads_unsure_crops_as_the_classifier_does(deck) -> None:
+    """Deck profiles start from the same probabilities as ``classify``, an unsure crop's half-turn
+    reading included (without it a profile read 2 of 128 held-out-style crops worse than none)."""
+    from scanner.classify import HALF_TURN_BELOW
+
+    classifier = CardClassifier()
+    crops, _ = table_crops(deck[1], 8, 123_000)
+    probs, flipped, emb = classifier.run(crops)
+    once, _ = classifier.raw(crops, turned=False)
+    assert (once.max(axis=1) < HALF_TURN_BELOW).sum() >= 2  # some crops are read twice
+    expected, expected_flipped = classifier.raw(crops)
+    assert np.allclose(probs, expected, atol=1e-6) and np.allclose(flipped, expected_flipped, atol=1e-6)
+    assert emb.shape[0] == len(crops) and np.allclose(np.linalg.norm(emb, axis=1), 1, atol=1e-5)
+
+
+def test_an_outline_that_reads_as_no_card_does_not_spoil_an_enrolment_photo(deck) -> None:
+    """The finder may half-mark a marker or a shadow's edge beside the one card (seen on another
+    CPU's arithmetic): the photo is used, with the card; two cards still make two."""
+    from types import SimpleNamespace
+
+    from scanner.profile import _drop_not_cards
+
+    scanner = load_scanner()
+    photo = card_photo("red-5", deck[1], 500)
+    (card,) = scanner.scan(photo).cards
+    assert card.label == "red-5"
+    blank = card.corners - card.corners.min(axis=0) + 20  # same size, on the bare table corner
+    as_found = lambda *quads: [SimpleNamespace(corners=q.astype(np.float32)) for q in quads]
+    kept = _drop_not_cards(as_found(card.corners, blank), photo, scanner.classifier)
+    assert len(kept) == 1 and np.allclose(kept[0].corners, card.corners)
+    assert len(_drop_not_cards(as_found(blank), photo, scanner.classifier)) == 1  # one is never judged
+    assert len(_drop_not_cards(as_found(blank, blank + 200), photo, scanner.classifier)) == 2  # none a card
+    two = np.hstack([photo, photo])
+    moved = card.corners + [photo.shape[1], 0]
+    assert len(_drop_not_cards(as_found(card.corners, moved), two, scanner.classifier)) == 2
+
+
 def test_unknown_label_folder_is_refused(tmp_path, capsys) -> None:
     (tmp_path / "deck" / "red-7").mkdir(parents=True)
     assert main(["enrol", str(tmp_path / "deck"), "--profile", str(tmp_path / "p.json")]) == 2

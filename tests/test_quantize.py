@@ -24,6 +24,21 @@ def _float_models(tmp_path, *names: str):
     return tmp_path
 
 
+def _int8_weights(path) -> list[np.ndarray]:
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    return [numpy_helper.to_array(t) for t in model.graph.initializer if t.data_type == onnx.TensorProto.INT8]
+
+
+def _weights_fit_7_bits(path) -> bool:
+    """Every 8-bit weight within -64..63: uint8 x int8 pairs summed in 16 bits (x86 without VNNI)
+    cannot overflow."""
+    weights = _int8_weights(path)
+    return bool(weights) and all(int(np.abs(w.astype(int)).max(initial=0)) <= 64 for w in weights)
+
+
 @pytest.mark.parametrize("size", [(1280, 720), (1281, 721), (1920, 1080), (640, 480)])
 def test_downscale_is_an_area_average(size) -> None:
     frame = cv2.resize(render_table(5, n_centre=6).image, size, interpolation=cv2.INTER_LINEAR)
@@ -46,6 +61,7 @@ def test_the_8bit_finder_finds_the_cards_the_float_one_does(tmp_path) -> None:
     assert q["calibration"] == {"seed": 123, "frames": 2}
     assert meta["geometry"] == {"channels": 6}  # the float model's metadata travels with it
     assert out.stat().st_size < 0.5 * (models / "card_finder.onnx").stat().st_size
+    assert _weights_fit_7_bits(out)
     frame = render_table(91_234_567, n_centre=10).image
     exact = [d.corners for d in CardFinder(models / "card_finder.onnx").find(frame)]
     small = [d.corners for d in CardFinder(out).find(frame)]
@@ -62,6 +78,7 @@ def test_the_8bit_classifier_reads_as_the_float_one_and_quantizing_is_reproducib
     first = quantize_classifier(models, seed=5, scenes=2).read_bytes()
     out = quantize_classifier(models, seed=5, scenes=2)
     assert out.read_bytes() == first  # same seed, same model
+    assert _weights_fit_7_bits(out)
     crops = build(range(92_000_000, 92_000_006), harsh=True)
     exact = [p.label for p in CardClassifier(models / "card_classifier.onnx").classify(crops.images)]
     small = CardClassifier(out)
@@ -82,6 +99,7 @@ def test_shipped_8bit_models_come_from_the_shipped_float_ones_by_tweak_quantizes
         source = model.parent / q["source"]
         assert q["source_sha256"] == hashlib.sha256(source.read_bytes()).hexdigest(), f"{model.name} is stale"
         assert q["calibration"] == {"seed": args.seed, **count}
+        assert _weights_fit_7_bits(model), f"{model.name} has full 8-bit weights: they saturate without VNNI"
 
 
 def test_tweak_quantize_says_what_is_missing(tmp_path, capsys, monkeypatch) -> None:
