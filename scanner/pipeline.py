@@ -118,11 +118,16 @@ class Scanner:
         source = mat.normalise_colour(frame) if mat is not None else frame
         crops = [card_crop(source, d.corners, self.classifier.margin) for d in detections]
         predictions = self._classify(crops)
-        # a card found where the finder is unsure (Detection.weak) is kept only if read surely
-        sure = [not d.weak or (_accepted(p) and p.confidence >= SURE) for d, p in zip(detections, predictions)]
-        detections = [d for d, keep in zip(detections, sure) if keep]
-        predictions = [p for p, keep in zip(predictions, sure) if keep]
+        # a card found where the finder is unsure (Detection.weak) is kept only if read surely, from
+        # its outline or from one of the second look's (a washed-out card's outline is often off)
+        weak = [d.weak and not (_accepted(p) and p.confidence >= SURE) for d, p in zip(detections, predictions)]
         detections, predictions = self._second_look(source, detections, predictions, pile)
+        keep = [
+            not (i < len(weak) and weak[i]) or (_accepted(p) and p.confidence >= SURE)
+            for i, p in enumerate(predictions)
+        ]
+        detections = [d for d, k in zip(detections, keep) if k]
+        predictions = [p for p, k in zip(predictions, keep) if k]
         detections, predictions = self._split_merged(source, detections, predictions, pile)
         if pile:
             detections, predictions = self._fill_gaps(source, detections, predictions)

@@ -258,6 +258,16 @@ def test_a_card_outlined_at_a_wrong_angle_is_read_again_on_its_edges(turn: int) 
         (1_000_106, "back-10", "a won pile beside the T! pile: a part cut from an outline across both sat on it"),
         (1_000_398, "back-9", "two won piles lying on each other: kept both, not as one card found twice"),
         (6_000_268, "tweak-back", "the T! pile lying on the deck: kept both, not as one card found twice"),
+        (
+            3_000_216,
+            "green-3",
+            "washed out in glare where the finder is unsure, outlined turned: the second look's outline reads",
+        ),
+        (
+            6_000_259,
+            "purple-6",
+            "on a gingham cloth where the finder is unsure, outlined turned: the second look's outline reads",
+        ),
     ],
 )
 def test_hard_cards_of_the_scanner_benchmark_are_found_and_read(frame: int, label: str, why: str) -> None:
