@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from .crops import order_portrait
+from .metrics import quad_iou
 
 WORK_WIDTH = 960  # detection runs on a frame scaled to this width
 ASPECT_RANGE = (1.15, 2.2)  # long / short side in the image (TWEAK 88/63 = 1.40, other decks ~1.6, more under tilt)
@@ -123,14 +124,6 @@ def _edge_support(edges: np.ndarray, quad: np.ndarray, samples: int = 24) -> flo
     return float((edges[yi, xi] > 0).mean())
 
 
-def _iou(a: np.ndarray, b: np.ndarray) -> float:
-    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
-    if inter <= 0:
-        return 0.0
-    union = cv2.contourArea(a.astype(np.float32)) + cv2.contourArea(b.astype(np.float32)) - inter
-    return float(inter / union)
-
-
 def _contains(outer: np.ndarray, inner: np.ndarray) -> float:
     inter, _ = cv2.intersectConvexConvex(outer.astype(np.float32), inner.astype(np.float32))
     return float(inter / max(cv2.contourArea(inner.astype(np.float32)), 1e-6))
@@ -182,7 +175,7 @@ def detect_cards(
         replace = None
         duplicate = False
         for k, (other, _) in enumerate(kept):
-            if _iou(quad, other) > 0.6:
+            if quad_iou(quad, other) > 0.6:
                 duplicate = True
                 break
             if _contains(other, quad) > 0.9:  # inside a kept card: its printed border
@@ -229,7 +222,7 @@ def detect_cards(
     for i, a in enumerate(detections):
         for b in detections[i + 1 :]:
             grown_a = _grow(a.corners, 1.04)
-            if _iou(grown_a, _grow(b.corners, 1.04)) > 0:
+            if quad_iou(grown_a, _grow(b.corners, 1.04)) > 0:
                 a.touching = b.touching = True
     return detections
 

@@ -1,4 +1,4 @@
-"""Matching detections with ground truth, for the benchmarks and tests."""
+"""Overlap of quadrilaterals, and matching detections with ground truth (benchmarks and tests)."""
 
 from __future__ import annotations
 
