@@ -13,7 +13,8 @@ import cv2
 import numpy as np
 
 from .crops import order_portrait_many
-from .detect import Detection, _grow, _iou
+from .detect import Detection, _grow
+from .metrics import quad_iou
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_MODEL = MODELS_DIR / "card_finder.int8.onnx"  # 8-bit (scanner.quantize) of card_finder.onnx
@@ -300,7 +301,7 @@ def _mark_touching(found: list[Detection]) -> list[Detection]:
     grown = [_grow(d.corners, 1.04) for d in found]
     boxes = np.array([[*g.min(axis=0), *g.max(axis=0)] for g in grown]).reshape(-1, 4)
     for i, j in _overlapping_boxes(boxes):
-        if _iou(grown[i], grown[j]) > 0:
+        if quad_iou(grown[i], grown[j]) > 0:
             found[i].touching = found[j].touching = True
     return found
 
@@ -432,7 +433,7 @@ def _cards_from_geometry(
         near.setdefault(j, []).append(i)  # i < j: i has more votes
     chosen: set[int] = set()
     for j in range(len(voted)):
-        if all(_iou(voted[j][0], voted[i][0]) < SAME_CARD for i in near.get(j, []) if i in chosen):
+        if all(quad_iou(voted[j][0], voted[i][0]) < SAME_CARD for i in near.get(j, []) if i in chosen):
             chosen.add(j)
     kept = [voted[j] for j in sorted(chosen)]
     guesses = [quad * scale for quad, *_ in kept]
