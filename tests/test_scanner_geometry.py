@@ -325,3 +325,23 @@ def test_cards_found_twice_are_kept_once_but_cards_lying_on_each_other_both_stay
     # and with no cards read well to size them by, nested quads are still one card found twice
     kept, _ = _drop_nested([Detection(card, 1.0), Detection(on_top, 1.0)], [read("back-8"), read("tweak-back")], None)
     assert len(kept) == 1
+
+
+def test_the_scanner_benchmark_measures_cached_frames_as_rendered_ones(tmp_path) -> None:
+    """benchmarks/scanner.py --cache: a frame kept on disk is the frame rendered, truth included,
+    so a run over the cache counts exactly what a run that renders counts."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "scanner.py"
+    spec = importlib.util.spec_from_file_location("scanner_benchmark", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    image, truth = bench.harsh_frame(90_000_003, None)
+    first = bench.harsh_frame(90_000_003, str(tmp_path / "frames"))
+    assert [p.name for p in (tmp_path / "frames").iterdir()] == ["90000003.npz"]  # no half-written file left
+    again = bench.harsh_frame(90_000_003, str(tmp_path / "frames"))
+    for got in (first, again):
+        assert np.array_equal(got[0], image) and got[1] == json.loads(json.dumps(truth))
+    rendered = bench.measure_set(90_000_000, 3, "auto", None, None)
+    assert bench.measure_set(90_000_000, 3, "auto", None, None, str(tmp_path / "frames")) == rendered
+    assert bench.measure_set(90_000_000, 3, "auto", None, None, str(tmp_path / "frames")) == rendered
