@@ -24,18 +24,14 @@ def _float_models(tmp_path, *names: str):
     return tmp_path
 
 
-def _int8_weights(path) -> list[np.ndarray]:
-    import onnx
-    from onnx import numpy_helper
-
-    model = onnx.load(str(path))
-    return [numpy_helper.to_array(t) for t in model.graph.initializer if t.data_type == onnx.TensorProto.INT8]
-
-
 def _weights_fit_7_bits(path) -> bool:
     """Every 8-bit weight within -64..63: uint8 x int8 pairs summed in 16 bits (x86 without VNNI)
     cannot overflow."""
-    weights = _int8_weights(path)
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = [numpy_helper.to_array(t) for t in graph.initializer if t.data_type == onnx.TensorProto.INT8]
     return bool(weights) and all(int(np.abs(w.astype(int)).max(initial=0)) <= 64 for w in weights)
 
 
