@@ -123,6 +123,63 @@ def test_an_unsure_crop_is_read_turned_too_and_a_sure_one_once(classifier):
     assert np.allclose(flipped_both[unsure], (flipped_once[unsure] + 1 - flipped_turned[unsure]) / 2, atol=1e-6)
 
 
+def test_an_unsure_crop_gets_the_second_networks_opinion_and_a_sure_one_does_not(classifier):
+    """The shipped classifier reads with two networks (the same recipe from two seeds): the second
+    reads only the crops the first reads under SECOND_OPINION_BELOW, and its reading is averaged in."""
+    from scanner.classify import DEFAULT_MODEL, SECOND_OPINION_BELOW, SECOND_OPINION_MODEL
+
+    assert classifier.second_opinion == SECOND_OPINION_MODEL and SECOND_OPINION_MODEL.exists()
+    first = CardClassifier(DEFAULT_MODEL, second_opinion=None)
+    second = CardClassifier(SECOND_OPINION_MODEL, second_opinion=None)
+    assert first.second_opinion is None and CardClassifier(SECOND_OPINION_MODEL).second_opinion is None
+    crops = []
+    for seed in range(60_000_000, 60_000_040):
+        crops += [crop for crop, *_ in scene_crops(seed, harsh=True, heldout_style=False)]
+    crops = np.asarray(crops)
+    alone, flipped_alone = first.raw(crops, turned=False)
+    other, flipped_other = second.raw(crops, turned=False)
+    pair, flipped_pair = classifier.raw(crops, turned=False)
+    unsure = alone.max(axis=1) < SECOND_OPINION_BELOW
+    assert 0 < unsure.sum() < len(crops)
+    assert np.allclose(pair[~unsure], alone[~unsure]) and np.allclose(flipped_pair[~unsure], flipped_alone[~unsure])
+    assert np.allclose(pair[unsure], (alone[unsure] + other[unsure]) / 2, atol=1e-6)
+    assert np.allclose(flipped_pair[unsure], (flipped_alone[unsure] + flipped_other[unsure]) / 2, atol=1e-6)
+    # deck profiles read through ``run``: the same probabilities, the first network's embedding
+    probs, _, _ = classifier.run(crops[:64])
+    assert np.allclose(probs, classifier.raw(crops[:64])[0], atol=1e-6)
+
+
+def test_tweak_evaluate_measures_the_pair_and_the_first_network_alone() -> None:
+    """The model card's figures are the pair's as the scanner runs it; the first network's alone on
+    the same crops are given beside them."""
+    from scanner.classify import DEFAULT_MODEL
+    from scanner.evaluate import evaluate, model_card
+
+    metrics = evaluate(DEFAULT_MODEL, scenes=4)
+    second = metrics["second_opinion"]
+    assert second["model"] == "second_opinion/card_classifier.int8.onnx" and 0 < second["read_by_both"] < 1
+    assert set(second["first_alone_accuracy"]) == {"harsh", "warm", "cool", "heldout_style"}
+    meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    meta["metrics"] = metrics
+    card = model_card(meta)
+    assert "## Two networks" in card and f"`{second['model']}`" in card
+    assert f"harsh {second['first_alone_accuracy']['harsh']:.4f}" in card
+
+
+def test_a_second_opinion_of_another_recipe_is_refused(tmp_path):
+    import shutil
+
+    from scanner.classify import SECOND_OPINION_MODEL
+
+    other = tmp_path / SECOND_OPINION_MODEL.name
+    shutil.copy(SECOND_OPINION_MODEL, other)
+    meta = json.loads(SECOND_OPINION_MODEL.with_suffix(".json").read_text())
+    meta["labels"] = meta["labels"][::-1]
+    other.with_suffix(".json").write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="second opinion .*labels or input differ"):
+        CardClassifier(second_opinion=other)
+
+
 def test_not_a_card_crops_are_not_confident_cards(classifier):
     rng = np.random.default_rng(0)
     crops = [
@@ -231,6 +288,22 @@ def test_tweak_train_defaults_are_the_shipped_classifiers_recipe() -> None:
     card = (MODELS_DIR / "MODEL_CARD.md").read_text()
     device = training.get("device", "cpu")
     assert device == "cpu" or f"--device {device}" in card
+
+
+def test_the_second_opinion_is_the_same_recipe_from_another_seed() -> None:
+    """models/second_opinion/ holds what ``tweak train --seed N --out models/second_opinion`` gives:
+    the shipped recipe but for the seed (and the device it names), and its 8-bit version."""
+    from scanner.classify import SECOND_OPINION_MODEL
+    from scanner.quantize import MODELS_DIR
+
+    first = json.loads((MODELS_DIR / "card_classifier.json").read_text())["training"]
+    second = json.loads((SECOND_OPINION_MODEL.parent / "card_classifier.json").read_text())["training"]
+    assert second["seed"] != first["seed"]
+    same = ("scenes", "harsh_scenes", "epochs", "head", "batch", "coins")
+    assert {k: second.get(k) for k in same} == {k: first.get(k) for k in same}
+    assert second.get("width", 1.0) == first.get("width", 1.0) and second.get("stretch") == first.get("stretch")
+    quantized = json.loads(SECOND_OPINION_MODEL.with_suffix(".json").read_text())["quantized"]
+    assert quantized["source"] == "card_classifier.onnx"
 
 
 def test_coins_on_the_table_are_in_the_truth_and_shown_to_the_classifier_as_no_card():
