@@ -169,8 +169,13 @@ def model_card(meta: dict[str, Any], float_meta: dict[str, Any] | None = None) -
     device_option = "" if device == "cpu" else f" --device {device}"
     device_note = "" if device == "cpu" else f", but for --device {device}: the CPU gives other bytes"
     defaults = f"the defaults{device_note}" if t.get("coins") else "the recipe before --coins was the default"
+    second_note = ""
     if t["seed"] != 0:  # (the second opinion: the shipped recipe from another seed)
         defaults = f"the shipped recipe but for the seed{device_note}"
+        second_note = (
+            "\n\nThis network is the classifier's second opinion: the scanner asks it about the crops the first\n"
+            'network reads unsurely (`models/MODEL_CARD.md`, "Two networks"); the figures below are its own.'
+        )
     where = "on 2 CPU cores" if device == "cpu" else "of training on a CUDA GPU"
     coins_option = "" if t.get("coins") else " --no-coins"
     coins_note = ", not-a-card crops on the coins on the table among them" if t.get("coins") else ""
@@ -216,7 +221,7 @@ first network alone on the same sets: harsh {alone["harsh"]:.4f}, warm {alone["w
 
 Names the card in a crop of a camera frame: 46 TWEAK labels (DESIGN.md) plus `none` (not a card),
 and whether the crop shows the card upside down (so corners can be reported from the printed
-top-left). Run with onnxruntime; no PyTorch at run time.{runtime}
+top-left). Run with onnxruntime; no PyTorch at run time.{second_note}{runtime}
 
 ## Input and output
 

@@ -302,8 +302,15 @@ def test_the_second_opinion_is_the_same_recipe_from_another_seed() -> None:
     same = ("scenes", "harsh_scenes", "epochs", "head", "batch", "coins")
     assert {k: second.get(k) for k in same} == {k: first.get(k) for k in same}
     assert second.get("width", 1.0) == first.get("width", 1.0) and second.get("stretch") == first.get("stretch")
-    quantized = json.loads(SECOND_OPINION_MODEL.with_suffix(".json").read_text())["quantized"]
-    assert quantized["source"] == "card_classifier.onnx"
+    meta = json.loads(SECOND_OPINION_MODEL.with_suffix(".json").read_text())
+    assert meta["quantized"]["source"] == "card_classifier.onnx"
+    # its model card, as `tweak evaluate --model ... --write` made it, says what it is and how it was made
+    from scanner.evaluate import model_card
+
+    card = model_card(meta)
+    assert "second opinion" in card and f"`tweak train --seed {second['seed']} " in card
+    assert "the shipped recipe but for the seed" in card
+    assert (SECOND_OPINION_MODEL.parent / "MODEL_CARD.md").read_text().startswith(card.split("## Run-time")[0])
 
 
 def test_coins_on_the_table_are_in_the_truth_and_shown_to_the_classifier_as_no_card():
