@@ -283,6 +283,33 @@ def test_hard_cards_of_the_scanner_benchmark_are_found_and_read(frame: int, labe
     assert all(result.cards[j].label == label for _, j in pairs), why
 
 
+@pytest.mark.parametrize(
+    ("frame", "label", "alone"),
+    [(83, "orange-3", "yellow-3"), (1_000_497, "purple-5", "red-5"), (2_000_291, "yellow-1", "yellow-3")],
+)
+def test_cards_the_first_network_misreads_are_read_right_with_the_second_opinion(
+    frame: int, label: str, alone: str
+) -> None:
+    """Benchmark frames (seed 90,000,000 + frame) whose card the first network alone reads as another
+    (the commonest mistakes: orange as yellow, purple as red, a washed-out yellow 1 as a 3) and the
+    pair reads right."""
+    from scanner.classify import CardClassifier
+    from scanner.pipeline import load_scanner
+
+    rendered = render_table(90_000_000 + frame, harsh=True)
+    required, _ = expected_cards(rendered.truth)
+    truth = [c for c in required if c["label"] == label]
+    readings = {}
+    for name, classifier in (("alone", CardClassifier(second_opinion=None)), ("pair", CardClassifier())):
+        scanner = load_scanner()
+        scanner.classifier = classifier
+        result = scanner.scan(rendered.image)
+        pairs = match([np.array(c["corners"]) for c in truth], [c.corners for c in result.cards])
+        assert len(pairs) == len(truth)
+        readings[name] = sorted(result.cards[j].label for _, j in pairs)
+    assert alone in readings["alone"] and readings["pair"] == [label] * len(truth)
+
+
 def _card_quad(cx: float, cy: float, angle_deg: float, long_side: float = 88.0) -> np.ndarray:
     box = ((cx, cy), (long_side * 63 / 88, long_side), angle_deg)
     return order_portrait(cv2.boxPoints(box).astype(np.float32))
