@@ -125,7 +125,9 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=1, help="sets measured at once")
     parser.add_argument("--detector", choices=("auto", "classical", "learned"), default="auto")
     parser.add_argument("--finder", help="another card finder model (ONNX) to measure")
-    parser.add_argument("--classifier", help="another card classifier model (ONNX) to measure")
+    parser.add_argument(
+        "--classifier", help="another card classifier model (ONNX) to measure (alone: no second opinion)"
+    )
     parser.add_argument(
         "--cache", help="a folder keeping the rendered frames (about 2.5 MB each) for the next run to reuse"
     )
