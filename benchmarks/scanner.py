@@ -52,7 +52,7 @@ def load(detector: str, finder: str | None, classifier: str | None):
     if classifier:
         from scanner.classify import CardClassifier
 
-        scanner.classifier = CardClassifier(classifier)
+        scanner.classifier = CardClassifier(classifier, second_opinion=None)
     return scanner
 
 
