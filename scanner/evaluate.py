@@ -170,7 +170,7 @@ def model_card(meta: dict[str, Any], float_meta: dict[str, Any] | None = None) -
     device_note = "" if device == "cpu" else f", but for --device {device}: the CPU gives other bytes"
     defaults = f"the defaults{device_note}" if t.get("coins") else "the recipe before --coins was the default"
     second_note = ""
-    if t["seed"] != 0:  # (the second opinion: the shipped recipe from another seed)
+    if t.get("seed", 0) != 0:  # (the second opinion: the shipped recipe from another seed)
         defaults = f"the shipped recipe but for the seed{device_note}"
         second_note = (
             "\n\nThis network is the classifier's second opinion: the scanner asks it about the crops the first\n"
