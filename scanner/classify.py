@@ -30,6 +30,10 @@ SECOND_OPINION_BELOW = 0.9
 SECOND_OPINION_MODEL = MODELS_DIR / "second_opinion" / DEFAULT_MODEL.name
 
 
+class ClassifierError(ValueError):
+    """A classifier that cannot be used as given (the message says which file and why)."""
+
+
 @dataclass(frozen=True)
 class Prediction:
     label: str  # a card label, or "none" (not a card)
@@ -85,7 +89,7 @@ class CardClassifier:
         if self.second_opinion is not None:
             other = CardClassifier(self.second_opinion, threads, second_opinion=None)
             if other.labels != self.labels or other.meta["input"] != self.meta["input"]:
-                raise ValueError(
+                raise ClassifierError(
                     f"second opinion {self.second_opinion}: its labels or input differ from {model}'s "
                     "(it must be the same recipe trained from another seed)"
                 )

@@ -123,13 +123,14 @@ def _open_scanner(args: argparse.Namespace, command: str, detector: str = "auto"
     """The scanner for ``tweak scan``/``tweak score``; a bad profile, model or calibration is an
     error message (exit status 2), never a traceback."""
     from .calibration import CalibrationError
+    from .classify import ClassifierError
     from .pipeline import load_scanner
     from .profile import ProfileError
     from .segment import FinderError
 
     try:
         return load_scanner(args.profile, args.mat, args.players, detector, args.calibration)
-    except (ProfileError, FileNotFoundError, CalibrationError, FinderError) as err:
+    except (ProfileError, FileNotFoundError, CalibrationError, FinderError, ClassifierError) as err:
         print(f"tweak {command}: {err}", file=sys.stderr)
         return None
 
@@ -200,6 +201,7 @@ def _score(args: argparse.Namespace) -> int:
 
 
 def _enrol(args: argparse.Namespace) -> int:
+    from .classify import ClassifierError
     from .pipeline import load_scanner
     from .profile import ProfileError, enrol_folder
     from .segment import FinderError
@@ -207,7 +209,7 @@ def _enrol(args: argparse.Namespace) -> int:
     try:
         scanner = load_scanner(detector=args.detector)
         report = enrol_folder(Path(args.folder), scanner, deck=args.deck or Path(args.folder).name)
-    except (ProfileError, FileNotFoundError, FinderError) as err:
+    except (ProfileError, FileNotFoundError, FinderError, ClassifierError) as err:
         print(f"tweak enrol: {err}", file=sys.stderr)
         return 2
     for problem in report.refused:

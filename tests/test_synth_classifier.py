@@ -166,7 +166,7 @@ def test_tweak_evaluate_measures_the_pair_and_the_first_network_alone() -> None:
     assert f"harsh {second['first_alone_accuracy']['harsh']:.4f}" in card
 
 
-def test_a_second_opinion_of_another_recipe_is_refused(tmp_path):
+def test_a_second_opinion_of_another_recipe_is_refused(tmp_path, monkeypatch, capsys):
     import shutil
 
     from scanner.classify import SECOND_OPINION_MODEL
@@ -178,6 +178,16 @@ def test_a_second_opinion_of_another_recipe_is_refused(tmp_path):
     other.with_suffix(".json").write_text(json.dumps(meta))
     with pytest.raises(ValueError, match="second opinion .*labels or input differ"):
         CardClassifier(second_opinion=other)
+    # `tweak scan` (and score, enrol, referee) says so and stops, with no traceback
+    import argparse
+
+    import scanner.classify
+    from scanner.commands import _open_scanner
+
+    monkeypatch.setattr(scanner.classify, "SECOND_OPINION_MODEL", other)
+    args = argparse.Namespace(profile=None, mat=None, players=None, calibration=None)
+    assert _open_scanner(args, "scan") is None
+    assert "tweak scan: second opinion" in capsys.readouterr().err
 
 
 def test_not_a_card_crops_are_not_confident_cards(classifier):

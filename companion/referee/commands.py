@@ -51,6 +51,7 @@ def _timed_frames(source: Any, fps: float) -> Iterator[tuple[float, Any]]:
 def _run(args: argparse.Namespace) -> int:
     from scanner.calibration import CalibrationError, load_calibration
     from scanner.camera import CameraError, open_source
+    from scanner.classify import ClassifierError
     from scanner.pipeline import load_scanner
     from scanner.profile import ProfileError
     from scanner.segment import FinderError
@@ -73,7 +74,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         scanner = load_scanner(args.profile)
         zones = load_calibration(args.calibration) if args.calibration else None
-    except (ProfileError, CalibrationError, FileNotFoundError, FinderError) as err:
+    except (ProfileError, CalibrationError, FileNotFoundError, FinderError, ClassifierError) as err:
         print(f"tweak referee: {err}", file=sys.stderr)
         return 2
     if args.source.startswith("virtual:"):
