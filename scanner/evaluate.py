@@ -37,6 +37,12 @@ def _predict(clf: CardClassifier, data: CropSet) -> tuple[np.ndarray, np.ndarray
     return p.argmax(axis=1), p.max(axis=1), f
 
 
+def _first_confidence(clf: CardClassifier, data: CropSet) -> np.ndarray:
+    """Each crop's confidence as first read, before any half-turned second reading."""
+    batches = range(0, len(data), 256)
+    return np.concatenate([clf._once(clf.preprocess(data.images[i : i + 256]))[0].max(axis=1) for i in batches])
+
+
 def speed(clf: CardClassifier, crops: np.ndarray, repeats: int = 300) -> tuple[float, float]:
     """Median milliseconds per crop and per batch of 12 of ``crops`` (taken in turn), on one core
     (one onnxruntime thread). Unsure crops are read twice (``HALF_TURN_BELOW``), so the figure
@@ -101,10 +107,7 @@ def evaluate(model: Path, scenes: int = 300, write: bool = False, out: TextIO | 
         for name, data in sets.items():
             pred_alone = _predict(alone, data)[0]
             first[name] = round(_accuracy(pred_alone, data.labels), 5)
-        harsh = sets["harsh"]
-        first_reading = np.concatenate(
-            [alone._once(alone.preprocess(harsh.images[i : i + 256]))[0].max(axis=1) for i in range(0, len(harsh), 256)]
-        )
+        first_reading = _first_confidence(alone, sets["harsh"])
         metrics["second_opinion"] = {
             "model": clf.second_opinion.relative_to(model.parent).as_posix()
             if clf.second_opinion.is_relative_to(model.parent)
@@ -134,9 +137,7 @@ def evaluate(model: Path, scenes: int = 300, write: bool = False, out: TextIO | 
     one, twelve = speed(clf, data.images)
     noise = np.random.default_rng(0).integers(0, 255, (12, clf.size[1], clf.size[0], 3), np.uint8)
     _, worst = speed(clf, noise, repeats=100)
-    first_reading = np.concatenate(
-        [clf._once(clf.preprocess(data.images[i : i + 256]))[0].max(axis=1) for i in range(0, len(data), 256)]
-    )
+    first_reading = _first_confidence(clf, data)
     read_twice = float((first_reading < HALF_TURN_BELOW).mean())
     metrics["size_kib"] = round(model.stat().st_size / 1024, 1)
     metrics["ms_per_crop"] = round(one, 3)
