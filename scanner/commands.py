@@ -68,6 +68,46 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fine_tune(args: argparse.Namespace) -> int:
+    from .train import FINE_TUNE_STRIDE
+
+    base = Path(args.base) / "card_classifier.onnx"
+    problems = [
+        (not base.is_file(), f"--from {args.base}: no card_classifier.onnx (the float model) there"),
+        (args.scenes < 1, f"--scenes {args.scenes}: give at least 1 scene"),
+        (not 0 <= args.harsh_share <= 4, f"--harsh-share {args.harsh_share}: give 0 to 4 harsh scenes a scene"),
+        (
+            args.scenes * (1 + args.harsh_share) > FINE_TUNE_STRIDE,
+            f"--scenes {args.scenes} --harsh-share {args.harsh_share}: at most {FINE_TUNE_STRIDE:,} scenes in all "
+            "(the next seed's scenes start there)",
+        ),
+        (args.epochs < 1, f"--epochs {args.epochs}: give at least 1"),
+        (not 0 < args.lr <= 0.01, f"--lr {args.lr}: give a peak learning rate over 0, at most 0.01"),
+        (args.seed < 0, f"--seed {args.seed}: give a seed of 0 or more"),
+    ]
+    for bad, message in problems:
+        if bad:
+            print(f"tweak fine-tune: {message}", file=sys.stderr)
+            return 2
+    from .train import fine_tune
+
+    fine_tune(
+        Path(args.out),
+        base,
+        seed=args.seed,
+        scenes=args.scenes,
+        harsh_share=args.harsh_share,
+        epochs=args.epochs,
+        max_lr=args.lr,
+        processes=args.processes,
+    )
+    from .quantize import quantize_classifier
+
+    print(f"wrote {quantize_classifier(Path(args.out))} (8-bit, the one the scanner runs)")
+    print("now run `tweak evaluate --write` to measure it and update the model card")
+    return 0
+
+
 def _train_finder(args: argparse.Namespace) -> int:
     from .train import _require_torch
     from .train_finder import train_finder
@@ -354,6 +394,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="train on crops whose contrast is stretched (crops.stretch_contrast), as the scanner then reads them",
     )
     p.set_defaults(run=_train)
+
+    p = sub.add_parser(
+        "fine-tune", help="train a trained card classifier further on fresh scenes (needs the train extra)"
+    )
+    models = str(Path(__file__).resolve().parent.parent / "models")
+    p.add_argument("--from", dest="base", default=models, help="folder of the float classifier to start from")
+    p.add_argument("--out", default=models, help="folder to write the fine-tuned classifier to")
+    # the defaults are the shipped classifier's fine-tuning (models/card_classifier.json: fine_tuned)
+    p.add_argument("--seed", type=int, default=0, help="seed of the fresh scenes and of the training order")
+    p.add_argument("--scenes", type=int, default=4000, help="fresh scenes in ordinary conditions")
+    p.add_argument("--harsh-share", type=float, default=1.0, help="fresh scenes in the harshest conditions, a scene")
+    p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--lr", type=float, default=1e-3, help="the peak learning rate (one cycle)")
+    p.add_argument("--processes", type=int, default=2)
+    p.set_defaults(run=_fine_tune)
 
     p = sub.add_parser("train-finder", help="train the learned card finder (needs the train extra)")
     p.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "models"))

@@ -161,6 +161,22 @@ def evaluate(model: Path, scenes: int = 300, write: bool = False, out: TextIO | 
     return metrics
 
 
+def fine_tuning(training: dict[str, Any]) -> str:
+    """The model card's account of the fine-tuning rounds in ``training`` (none: nothing)."""
+    lines = []
+    for f in training.get("fine_tuned", []):
+        share = f["harsh_scenes"] / f["scenes"]
+        lines.append(
+            f"Then `tweak fine-tune --seed {f['seed']} --scenes {f['scenes']} --harsh-share {share:g} "
+            f"--epochs {f['epochs']} --lr {f['max_lr']:g}`\n(`--from` and `--out` this model's folder) trained "
+            f"it further on scenes it had not seen: {f['scenes']} plus\n{f['harsh_scenes']} harsh ones from seed "
+            f"{f['first_scene']:,} ({f['crops']} crops), its batch norms held, peak learning rate\n"
+            f"{f['max_lr']:g}; {f['seconds']} s on 2 CPU cores. Deterministic from the network it started from and "
+            "the seed."
+        )
+    return "".join(f"\n\n{line}" for line in lines)
+
+
 def model_card(meta: dict[str, Any], float_meta: dict[str, Any] | None = None) -> str:
     """The classifier's model card; ``float_meta``: the trained float model's metadata, when
     ``meta`` is its 8-bit version's (the one the scanner runs)."""
@@ -201,13 +217,14 @@ activation ranges by {q["method"]} calibration on the crops of {cal["scenes"]} r
         )
     if so := m.get("second_opinion"):
         alone = so["first_alone_accuracy"]
+        so_tuned = ", then fine-tuned likewise on fresh scenes of its own" if t.get("fine_tuned") else ""
         runtime += f"""
 
 ## Two networks
 
 A second network, `{so["model"]}` (the same recipe trained from another seed:
-`tweak train --seed {so.get("seed")} --out models/{Path(so["model"]).parent.as_posix()}`, 8 bits too; its own model
-card lies beside it), reads every crop the first reads less surely than {so["below"]}
+`tweak train --seed {so.get("seed")} --out models/{Path(so["model"]).parent.as_posix()}`{so_tuned}, 8 bits too; its own
+model card lies beside it), reads every crop the first reads less surely than {so["below"]}
 ({so["read_by_both"]:.1%} of the harsh set's crops, whose corners are jittered as a finder's are) and the
 two readings are averaged: two networks
 trained apart seldom make the same mistake on a hard crop. The metrics below are the pair's; the
@@ -253,7 +270,7 @@ One complete art style is never used in training: the Hershey triplex and script
 plus {t["harsh_scenes"]} harsh ones ({t["crops"]} crops{coins_note}), a 7-layer CNN (about 200k parameters),
 AdamW with one-cycle learning rate, class-balanced loss with label smoothing, brightness/contrast
 jitter; {t["seconds"]} s {where}.
-Deterministic from the seed on a given device.
+Deterministic from the seed on a given device.{fine_tuning(t)}
 
 ## Metrics (`tweak evaluate`, {m["scenes_per_set"]} held-out scenes per set, harshest conditions)
 

@@ -24,6 +24,11 @@ MODEL_VERSION = 1
 MEAN = [0.5, 0.5, 0.5]
 STD = [0.25, 0.25, 0.25]
 TRAIN_SEED_BASE = 1_000_000  # training scenes: seed*TRAIN_SEED_BASE-free range, far from evaluation seeds
+# fine-tuning's fresh scenes: FINE_TUNE_SEED_BASE + seed * FINE_TUNE_STRIDE on, apart from the training
+# scenes of any recipe seed below 400 (1,000,000 + seed * 8,000 * 1.6), evaluation (50,000,000),
+# calibration (70,000,000) and the benchmark (90,000,000)
+FINE_TUNE_SEED_BASE = 5_000_000
+FINE_TUNE_STRIDE = 100_000
 
 
 def _require_torch():
@@ -106,9 +111,12 @@ def training_crops(
     stretch: bool = False,
     processes: int = 2,
     log=print,
+    first: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The recipe's training crops: (images, labels, flipped), deterministic from the seed."""
-    first = TRAIN_SEED_BASE + seed * scenes
+    """The recipe's training crops: (images, labels, flipped), deterministic from the seed (the
+    scenes from seed ``first`` on when given: fine-tuning's fresh scenes)."""
+    if first is None:
+        first = TRAIN_SEED_BASE + seed * scenes
     log(f"rendering {scenes} training scenes (seeds {first}..{first + scenes - 1})...")
     data: CropSet = build(range(first, first + scenes), harsh=False, processes=processes, coins=coins)
     # a share of the scenes again under the harshest conditions
@@ -154,71 +162,9 @@ def train(
         crops = training_crops(seed, scenes, harsh_share, coins, stretch, processes, log)
     images, labels, flipped = crops
     log(f"{len(labels)} crops in {time.perf_counter() - started:.0f} s; training on {device}...")
-    counts = np.bincount(labels, minlength=len(CLASSES)).astype(np.float32)
-    weights = torch.tensor((counts.max() / np.maximum(counts, 1)) ** 0.5, dtype=torch.float32)
-    on_cpu = device == "cpu"
-    model = make_model(torch, head, width, pool_by_mean=not on_cpu).to(device)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    steps = epochs * ((len(labels) + batch - 1) // batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
-    ce = torch.nn.CrossEntropyLoss(weight=weights.to(device), label_smoothing=0.05)
-    ce_orient = torch.nn.CrossEntropyLoss()
-    gen = np.random.default_rng(seed)
-    # (in slices: the whole set as floats at once would take 4 bytes a pixel twice over)
-    slices = range(0, len(labels), 8192)
-    x_all = torch.cat([to_tensor(torch, np.array(images[i : i + 8192])).to(device) for i in slices])
-    y_all = torch.from_numpy(np.asarray(labels)).to(device)
-    o_all = torch.from_numpy(np.asarray(flipped)).to(device)
-    is_card = y_all != CLASSES.index("none")
-    for epoch in range(epochs):
-        model.train()
-        order = torch.from_numpy(gen.permutation(len(labels))).to(device)
-        # (summed on the device: reading a number back each step would stall a GPU)
-        total, correct, loss_sum = 0, torch.zeros((), device=device), torch.zeros((), device=device)
-        for i in range(0, len(order), batch):
-            idx = order[i : i + batch]
-            x = x_all[idx]
-            # photometric jitter per crop: brightness and contrast (white balance is in the renders)
-            gain = torch.empty(len(idx), 1, 1, 1, device=device).uniform_(0.8, 1.2)
-            x = x * gain + torch.empty(len(idx), 1, 1, 1, device=device).uniform_(-0.2, 0.2)
-            logits, orient = model(x)
-            y = y_all[idx]
-            cards = is_card[idx]
-            if on_cpu:
-                loss = ce(logits, y)
-                if cards.any():
-                    loss = loss + 0.3 * ce_orient(orient[cards], o_all[idx][cards])
-            else:  # the same losses without reading the card mask back (it would stall the GPU)
-                loss = smoothed_cross_entropy(torch, logits, y, ce.weight, 0.05)
-                per_card = torch.nn.functional.cross_entropy(orient, o_all[idx], reduction="none")
-                mask = cards.to(per_card.dtype)
-                loss = loss + 0.3 * (per_card * mask).sum() / mask.sum().clamp(min=1)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            loss_sum += loss.detach() * len(idx)
-            total += len(idx)
-            correct += (logits.argmax(1) == y).sum()
-        log(
-            f"epoch {epoch + 1}/{epochs}: loss {float(loss_sum) / total:.4f}, "
-            f"train accuracy {float(correct) / total:.4f} ({time.perf_counter() - started:.0f} s)"
-        )
-    model = model.cpu().eval()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    onnx_path = out_dir / "card_classifier.onnx"
-    dummy = torch.zeros(1, 3, CROP_H, CROP_W)
-    torch.onnx.export(
-        model,
-        (dummy,),
-        str(onnx_path),
-        input_names=["crops"],
-        output_names=["logits", "orientation"],
-        dynamic_axes={"crops": {0: "batch"}, "logits": {0: "batch"}, "orientation": {0: "batch"}},
-        opset_version=17,
-        dynamo=False,
-    )
-    add_embedding_output(onnx_path)
+    model = make_model(torch, head, width, pool_by_mean=device != "cpu").to(device)
+    fit(torch, model, crops, epochs, batch, 3e-3, seed, device, started, log=log)
+    onnx_path = export(torch, model, out_dir)
     meta = {
         "version": MODEL_VERSION,
         "labels": list(CLASSES),
@@ -257,6 +203,198 @@ def train(
     (out_dir / "card_classifier.json").write_text(json.dumps(meta, indent=2) + "\n")
     log(f"wrote {onnx_path} ({onnx_path.stat().st_size / 1024:.0f} KiB) in {time.perf_counter() - started:.0f} s")
     return meta
+
+
+def load_classifier(torch, path: Path):
+    """The float classifier ONNX file at ``path`` as a PyTorch network of ``make_model``'s shape,
+    reading as the file does. The file's convolutions carry their batch norms folded in, so each
+    norm here passes its input on plus the folded bias (mean 0, variance 1 - eps, scale 1): train
+    it with ``fit(..., frozen_norms=True)``.
+
+    >>> import torch
+    >>> net = load_classifier(torch, Path("models/card_classifier.onnx"))  # doctest: +SKIP
+    """
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {t.name: np.array(numpy_helper.to_array(t)) for t in graph.initializer}
+    # (the exporter stores equal tensors once, e.g. the zero biases of an untrained network, and
+    # names the others by Identity nodes)
+    for node in graph.node:
+        if node.op_type == "Identity" and node.input[0] in weights:
+            weights[node.output[0]] = weights[node.input[0]]
+    convs = [(weights[n.input[1]], weights[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
+    head, first = convs[-1][0].shape[0], convs[0][0].shape[0]
+    model = make_model(torch, head=head, width=first / 16)
+    layers = [m for m in model.features if isinstance(m, torch.nn.Conv2d)]
+    norms = [m for m in model.features if isinstance(m, torch.nn.BatchNorm2d)]
+    if [tuple(c.weight.shape) for c in layers] != [w.shape for w, _ in convs]:
+        raise ValueError(f"{path}: its convolutions are not the classifier's (make_model) shape")
+    with torch.no_grad():
+        for layer, norm, (w, b) in zip(layers, norms, convs):
+            layer.weight.copy_(torch.from_numpy(w))
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(torch.from_numpy(b))
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+        for name in ("classes", "orientation"):
+            getattr(model, name).weight.copy_(torch.from_numpy(weights[f"{name}.weight"]))
+            getattr(model, name).bias.copy_(torch.from_numpy(weights[f"{name}.bias"]))
+    return model.eval()
+
+
+def fine_tune(
+    out_dir: Path,
+    base: Path,
+    seed: int = 0,
+    scenes: int = 4000,
+    harsh_share: float = 1.0,
+    epochs: int = 4,
+    max_lr: float = 1e-3,
+    batch: int = 128,
+    processes: int = 2,
+    crops: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    log=print,
+) -> dict[str, Any]:
+    """Train the float classifier ``base`` (a ``card_classifier.onnx``) further on fresh scenes,
+    never shown to it, and write the result with its meta to ``out_dir``: more data for a fraction
+    of a whole run's time. Deterministic from the base file and ``seed`` (on the CPU)."""
+    torch = _require_torch()
+    base_meta = json.loads(base.with_suffix(".json").read_text())
+    torch.manual_seed(seed)
+    torch.use_deterministic_algorithms(True)
+    torch.set_num_threads(processes)
+    started = time.perf_counter()
+    recipe = base_meta["training"]
+    stretch = "stretch" in base_meta["input"]
+    first = FINE_TUNE_SEED_BASE + seed * FINE_TUNE_STRIDE
+    if crops is None:
+        crops = training_crops(
+            seed, scenes, harsh_share, recipe.get("coins", False), stretch, processes, log, first=first
+        )
+    log(f"{len(crops[1])} crops in {time.perf_counter() - started:.0f} s; fine-tuning {base}...")
+    model = load_classifier(torch, base)
+    fit(torch, model, crops, epochs, batch, max_lr, seed, "cpu", started, frozen_norms=True, log=log)
+    onnx_path = export(torch, model, out_dir)
+    meta = {
+        **base_meta,
+        "training": {
+            **recipe,
+            # (a list: a fine-tuned network can be fine-tuned again)
+            "fine_tuned": [
+                *recipe.get("fine_tuned", []),
+                {
+                    "seed": seed,
+                    "first_scene": first,
+                    "scenes": scenes,
+                    "harsh_scenes": round(scenes * harsh_share),
+                    "crops": int(len(crops[1])),
+                    "epochs": epochs,
+                    "max_lr": max_lr,
+                    "batch": batch,
+                    "seconds": round(time.perf_counter() - started),
+                },
+            ],
+        },
+    }
+    (out_dir / "card_classifier.json").write_text(json.dumps(meta, indent=2) + "\n")
+    log(f"wrote {onnx_path} in {time.perf_counter() - started:.0f} s")
+    return meta
+
+
+def fit(
+    torch,
+    model,
+    crops: tuple[np.ndarray, np.ndarray, np.ndarray],
+    epochs: int,
+    batch: int,
+    max_lr: float,
+    seed: int,
+    device: str,
+    started: float,
+    frozen_norms: bool = False,
+    log=print,
+) -> None:
+    """Train ``model`` on ``crops`` in place: AdamW under a one-cycle rate peaking at ``max_lr``,
+    brightness and contrast jitter per crop, the class loss (weighted, smoothed) and the
+    upside-down loss. ``frozen_norms`` leaves the batch norms as they are (fine-tuning a network
+    read back from ONNX, whose norms were folded into its convolutions)."""
+    images, labels, flipped = crops
+    counts = np.bincount(labels, minlength=len(CLASSES)).astype(np.float32)
+    weights = torch.tensor((counts.max() / np.maximum(counts, 1)) ** 0.5, dtype=torch.float32)
+    on_cpu = device == "cpu"
+    opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=1e-4)
+    steps = epochs * ((len(labels) + batch - 1) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps, pct_start=0.15)
+    ce = torch.nn.CrossEntropyLoss(weight=weights.to(device), label_smoothing=0.05)
+    ce_orient = torch.nn.CrossEntropyLoss()
+    gen = np.random.default_rng(seed)
+    # (in slices: the whole set as floats at once would take 4 bytes a pixel twice over)
+    slices = range(0, len(labels), 8192)
+    x_all = torch.cat([to_tensor(torch, np.array(images[i : i + 8192])).to(device) for i in slices])
+    y_all = torch.from_numpy(np.asarray(labels)).to(device)
+    o_all = torch.from_numpy(np.asarray(flipped)).to(device)
+    is_card = y_all != CLASSES.index("none")
+    for epoch in range(epochs):
+        model.train()
+        if frozen_norms:
+            for module in model.modules():
+                if isinstance(module, torch.nn.BatchNorm2d):
+                    module.eval()
+        order = torch.from_numpy(gen.permutation(len(labels))).to(device)
+        # (summed on the device: reading a number back each step would stall a GPU)
+        total, correct, loss_sum = 0, torch.zeros((), device=device), torch.zeros((), device=device)
+        for i in range(0, len(order), batch):
+            idx = order[i : i + batch]
+            x = x_all[idx]
+            # photometric jitter per crop: brightness and contrast (white balance is in the renders)
+            gain = torch.empty(len(idx), 1, 1, 1, device=device).uniform_(0.8, 1.2)
+            x = x * gain + torch.empty(len(idx), 1, 1, 1, device=device).uniform_(-0.2, 0.2)
+            logits, orient = model(x)
+            y = y_all[idx]
+            cards = is_card[idx]
+            if on_cpu:
+                loss = ce(logits, y)
+                if cards.any():
+                    loss = loss + 0.3 * ce_orient(orient[cards], o_all[idx][cards])
+            else:  # the same losses without reading the card mask back (it would stall the GPU)
+                loss = smoothed_cross_entropy(torch, logits, y, ce.weight, 0.05)
+                per_card = torch.nn.functional.cross_entropy(orient, o_all[idx], reduction="none")
+                mask = cards.to(per_card.dtype)
+                loss = loss + 0.3 * (per_card * mask).sum() / mask.sum().clamp(min=1)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            loss_sum += loss.detach() * len(idx)
+            total += len(idx)
+            correct += (logits.argmax(1) == y).sum()
+        log(
+            f"epoch {epoch + 1}/{epochs}: loss {float(loss_sum) / total:.4f}, "
+            f"train accuracy {float(correct) / total:.4f} ({time.perf_counter() - started:.0f} s)"
+        )
+
+
+def export(torch, model, out_dir: Path) -> Path:
+    """Write ``model`` as ``out_dir/card_classifier.onnx``: batch norms folded into the
+    convolutions, the embedding as a third output."""
+    model = model.cpu().eval()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    onnx_path = out_dir / "card_classifier.onnx"
+    dummy = torch.zeros(1, 3, CROP_H, CROP_W)
+    torch.onnx.export(
+        model,
+        (dummy,),
+        str(onnx_path),
+        input_names=["crops"],
+        output_names=["logits", "orientation"],
+        dynamic_axes={"crops": {0: "batch"}, "logits": {0: "batch"}, "orientation": {0: "batch"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    add_embedding_output(onnx_path)
+    return onnx_path
 
 
 def add_embedding_output(path: Path) -> None:

@@ -300,6 +300,26 @@ def test_tweak_train_defaults_are_the_shipped_classifiers_recipe() -> None:
     assert device == "cpu" or f"--device {device}" in card
 
 
+def test_tweak_fine_tune_defaults_are_the_shipped_networks_fine_tuning() -> None:
+    """Both shipped networks were fine-tuned once, each on its own fresh scenes, by ``tweak fine-tune``
+    with its defaults but for the second's seed (``--seed 1 --from/--out models/second_opinion``)."""
+    from companion.cli import build_parser
+    from scanner.classify import SECOND_OPINION_MODEL
+    from scanner.quantize import MODELS_DIR
+    from scanner.train import FINE_TUNE_SEED_BASE, FINE_TUNE_STRIDE
+
+    args = build_parser().parse_args(["fine-tune"])
+    rounds = []
+    for folder in (MODELS_DIR, SECOND_OPINION_MODEL.parent):
+        (tuned,) = json.loads((folder / "card_classifier.json").read_text())["training"]["fine_tuned"]
+        assert (tuned["scenes"], tuned["epochs"], tuned["max_lr"]) == (args.scenes, args.epochs, args.lr)
+        assert tuned["harsh_scenes"] == round(args.scenes * args.harsh_share)
+        assert tuned["first_scene"] == FINE_TUNE_SEED_BASE + tuned["seed"] * FINE_TUNE_STRIDE
+        rounds.append(tuned)
+    assert rounds[0]["seed"] == args.seed and rounds[1]["seed"] != rounds[0]["seed"]  # scenes of its own
+    assert "`tweak fine-tune --seed 0 --scenes 4000" in (MODELS_DIR / "MODEL_CARD.md").read_text()
+
+
 def test_the_second_opinion_is_the_same_recipe_from_another_seed() -> None:
     """models/second_opinion/ holds what ``tweak train --seed N --out models/second_opinion`` gives:
     the shipped recipe but for the seed (and the device it names), and its 8-bit version."""

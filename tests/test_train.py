@@ -118,3 +118,86 @@ def test_variants_are_named_recipes_with_checked_options():
         variants.parse_variant("a:epochs=many")
     with pytest.raises(SystemExit, match="start with a name"):
         variants.parse_variant(":epochs=3")
+
+
+def test_a_classifier_read_back_from_onnx_reads_as_the_file():
+    """Fine-tuning starts from the shipped float model, whose batch norms ONNX folded into the
+    convolutions: the network read back gives the file's scores and upside-down scores."""
+    import onnxruntime as ort
+
+    from scanner.quantize import MODELS_DIR
+    from scanner.train import load_classifier
+
+    path = MODELS_DIR / "card_classifier.onnx"
+    model = load_classifier(torch, path)
+    crops = np.random.default_rng(5).normal(size=(6, 3, 64, 48)).astype(np.float32)
+    logits, orientation = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(
+        ["logits", "orientation"], {"crops": crops}
+    )
+    with torch.no_grad():
+        ours = model(torch.from_numpy(crops))
+    assert np.abs(logits).max() > 1  # (scores, not zeros)
+    assert np.allclose(ours[0].numpy(), logits, atol=1e-4)
+    assert np.allclose(ours[1].numpy(), orientation, atol=1e-4)
+
+
+def test_fine_tuning_trains_the_given_network_on_fresh_scenes(tmp_path, tiny_crops):
+    """A tiny fine-tuning run starts from the given network (its scores change, but little), says in
+    its meta what it was fine-tuned on, after the base's own recipe, and the scanner reads it."""
+    from scanner.train import FINE_TUNE_SEED_BASE, FINE_TUNE_STRIDE, export, fine_tune, load_classifier
+
+    base_dir = tmp_path / "base"
+    torch.manual_seed(0)
+    export(torch, make_model(torch, head=16, width=0.5).eval(), base_dir)
+    base = base_dir / "card_classifier.onnx"
+    from scanner.quantize import MODELS_DIR
+
+    shipped = json.loads((MODELS_DIR / "card_classifier.json").read_text())
+    base_meta = {**shipped, "training": {"seed": 7, "epochs": 16, "coins": True}}
+    (base_dir / "card_classifier.json").write_text(json.dumps(base_meta))
+    first = FINE_TUNE_SEED_BASE + 2 * FINE_TUNE_STRIDE
+    fresh = training_crops(seed=2, scenes=3, harsh_share=1.0, processes=1, log=lambda *_: None, first=first)
+    assert not np.array_equal(fresh[1][:20], tiny_crops[1][:20])  # other scenes than training's seed 0
+    meta = fine_tune(tmp_path / "tuned", base, seed=2, scenes=3, harsh_share=1.0, epochs=1, batch=16, crops=fresh)
+    tuned = meta["training"]["fine_tuned"]
+    assert meta["training"]["seed"] == 7 and meta["labels"] == shipped["labels"]  # the base's recipe stays
+    expected = {"seed": 2, "first_scene": first, "scenes": 3, "harsh_scenes": 3, "crops": len(fresh[1]), "epochs": 1}
+    assert tuned == [{**tuned[0], **expected}]
+    crops = torch.from_numpy(np.random.default_rng(1).normal(size=(4, 3, 64, 48)).astype(np.float32))
+    with torch.no_grad():
+        before = load_classifier(torch, base)(crops)[0]
+        after = load_classifier(torch, tmp_path / "tuned" / "card_classifier.onnx")(crops)[0]
+    assert not torch.allclose(before, after, atol=1e-4)
+    readings = CardClassifier(tmp_path / "tuned" / "card_classifier.onnx").classify(list(fresh[0][:5]))
+    assert len(readings) == 5 and all(0 <= r.confidence <= 1 for r in readings)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--from", "nowhere"], "--from nowhere: no card_classifier.onnx"),
+        (["--scenes", "60000"], "at most 100,000 scenes in all"),
+        (["--lr", "0"], "--lr 0.0"),
+        (["--epochs", "0"], "--epochs 0"),
+    ],
+)
+def test_tweak_fine_tune_refuses_a_bad_request_before_rendering(tmp_path, monkeypatch, capsys, options, message):
+    from companion.cli import build_parser
+    from scanner import commands
+
+    monkeypatch.setattr("scanner.train.fine_tune", lambda *a, **k: pytest.fail("fine-tuned despite a bad request"))
+    args = build_parser().parse_args(["fine-tune", "--out", str(tmp_path), *options])
+    assert commands._fine_tune(args) == 2
+    assert message in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+def test_the_model_card_tells_each_fine_tuning_round():
+    from scanner.evaluate import fine_tuning
+
+    assert fine_tuning({"seed": 0}) == ""
+    one = {"seed": 3, "first_scene": 5_300_000, "scenes": 4000, "harsh_scenes": 4000, "crops": 141_000}
+    rounds = {"fine_tuned": [{**one, "epochs": 4, "max_lr": 0.001, "batch": 128, "seconds": 900}]}
+    text = fine_tuning(rounds)
+    assert "`tweak fine-tune --seed 3 --scenes 4000 --harsh-share 1 --epochs 4 --lr 0.001`" in text
+    assert "seed 5,300,000 (141000 crops)" in text and "900 s" in text
