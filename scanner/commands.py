@@ -74,6 +74,10 @@ def _fine_tune(args: argparse.Namespace) -> int:
     base = Path(args.base) / "card_classifier.onnx"
     problems = [
         (not base.is_file(), f"--from {args.base}: no card_classifier.onnx (the float model) there"),
+        (
+            base.is_file() and not base.with_suffix(".json").is_file(),
+            f"--from {args.base}: no card_classifier.json (its recipe) beside the model",
+        ),
         (args.scenes < 1, f"--scenes {args.scenes}: give at least 1 scene"),
         (not 0 <= args.harsh_share <= 4, f"--harsh-share {args.harsh_share}: give 0 to 4 harsh scenes a scene"),
         (
@@ -91,16 +95,20 @@ def _fine_tune(args: argparse.Namespace) -> int:
             return 2
     from .train import fine_tune
 
-    fine_tune(
-        Path(args.out),
-        base,
-        seed=args.seed,
-        scenes=args.scenes,
-        harsh_share=args.harsh_share,
-        epochs=args.epochs,
-        max_lr=args.lr,
-        processes=args.processes,
-    )
+    try:
+        fine_tune(
+            Path(args.out),
+            base,
+            seed=args.seed,
+            scenes=args.scenes,
+            harsh_share=args.harsh_share,
+            epochs=args.epochs,
+            max_lr=args.lr,
+            processes=args.processes,
+        )
+    except ValueError as error:  # a model of another shape, read before any rendering
+        print(f"tweak fine-tune: --from {args.base}: {error}", file=sys.stderr)
+        return 2
     from .quantize import quantize_classifier
 
     print(f"wrote {quantize_classifier(Path(args.out))} (8-bit, the one the scanner runs)")

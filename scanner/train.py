@@ -160,7 +160,7 @@ def train(
     n_harsh = round(scenes * harsh_share)
     if crops is None:
         crops = training_crops(seed, scenes, harsh_share, coins, stretch, processes, log)
-    images, labels, flipped = crops
+    labels = crops[1]
     log(f"{len(labels)} crops in {time.perf_counter() - started:.0f} s; training on {device}...")
     model = make_model(torch, head, width, pool_by_mean=device != "cpu").to(device)
     fit(torch, model, crops, epochs, batch, 3e-3, seed, device, started, log=log)
@@ -217,20 +217,28 @@ def load_classifier(torch, path: Path):
     import onnx
     from onnx import numpy_helper
 
-    graph = onnx.load(str(path)).graph
+    not_ours = ValueError(f"{path}: not a float card classifier as `tweak train` writes one")
+    try:
+        graph = onnx.load(str(path)).graph
+    except Exception as error:  # (protobuf's DecodeError and kin: not an ONNX file at all)
+        raise not_ours from error
     weights = {t.name: np.array(numpy_helper.to_array(t)) for t in graph.initializer}
     # (the exporter stores equal tensors once, e.g. the zero biases of an untrained network, and
     # names the others by Identity nodes)
     for node in graph.node:
         if node.op_type == "Identity" and node.input[0] in weights:
             weights[node.output[0]] = weights[node.input[0]]
-    convs = [(weights[n.input[1]], weights[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
-    head, first = convs[-1][0].shape[0], convs[0][0].shape[0]
-    model = make_model(torch, head=head, width=first / 16)
+    try:
+        convs = [(weights[n.input[1]], weights[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
+        heads = {name: (weights[f"{name}.weight"], weights[f"{name}.bias"]) for name in ("classes", "orientation")}
+        model = make_model(torch, head=convs[-1][0].shape[0], width=convs[0][0].shape[0] / 16)
+    except (KeyError, IndexError) as error:  # (no convolutions, or no class scores)
+        raise not_ours from error
     layers = [m for m in model.features if isinstance(m, torch.nn.Conv2d)]
     norms = [m for m in model.features if isinstance(m, torch.nn.BatchNorm2d)]
-    if [tuple(c.weight.shape) for c in layers] != [w.shape for w, _ in convs]:
-        raise ValueError(f"{path}: its convolutions are not the classifier's (make_model) shape")
+    shapes = [tuple(c.weight.shape) for c in layers] + [tuple(getattr(model, n).weight.shape) for n in heads]
+    if shapes != [w.shape for w, _ in convs] + [w.shape for w, _ in heads.values()]:
+        raise not_ours
     with torch.no_grad():
         for layer, norm, (w, b) in zip(layers, norms, convs):
             layer.weight.copy_(torch.from_numpy(w))
@@ -238,9 +246,9 @@ def load_classifier(torch, path: Path):
             norm.bias.copy_(torch.from_numpy(b))
             norm.running_mean.zero_()
             norm.running_var.fill_(1.0 - norm.eps)
-        for name in ("classes", "orientation"):
-            getattr(model, name).weight.copy_(torch.from_numpy(weights[f"{name}.weight"]))
-            getattr(model, name).bias.copy_(torch.from_numpy(weights[f"{name}.bias"]))
+        for name, (w, b) in heads.items():
+            getattr(model, name).weight.copy_(torch.from_numpy(w))
+            getattr(model, name).bias.copy_(torch.from_numpy(b))
     return model.eval()
 
 
@@ -269,16 +277,16 @@ def fine_tune(
     recipe = base_meta["training"]
     stretch = "stretch" in base_meta["input"]
     first = FINE_TUNE_SEED_BASE + seed * FINE_TUNE_STRIDE
+    model = load_classifier(torch, base)  # (before rendering: a file of another shape fails at once)
     if crops is None:
         crops = training_crops(
             seed, scenes, harsh_share, recipe.get("coins", False), stretch, processes, log, first=first
         )
     log(f"{len(crops[1])} crops in {time.perf_counter() - started:.0f} s; fine-tuning {base}...")
-    model = load_classifier(torch, base)
     fit(torch, model, crops, epochs, batch, max_lr, seed, "cpu", started, frozen_norms=True, log=log)
     onnx_path = export(torch, model, out_dir)
     meta = {
-        **base_meta,
+        **{k: v for k, v in base_meta.items() if k != "metrics"},  # (the base's metrics are not the new one's)
         "training": {
             **recipe,
             # (a list: a fine-tuned network can be fine-tuned again)

@@ -201,3 +201,26 @@ def test_the_model_card_tells_each_fine_tuning_round():
     text = fine_tuning(rounds)
     assert "`tweak fine-tune --seed 3 --scenes 4000 --harsh-share 1 --epochs 4 --lr 0.001`" in text
     assert "seed 5,300,000 (141000 crops)" in text and "900 s" in text
+
+
+@pytest.mark.parametrize("model", ["card_finder.onnx", "not onnx"])
+def test_tweak_fine_tune_refuses_a_model_that_is_not_a_classifier(tmp_path, capsys, model):
+    """The finder's network, or a file that is no ONNX at all, in --from's folder: a message and
+    exit status 2 before any rendering, nothing written."""
+    from companion.cli import build_parser
+    from scanner import commands
+    from scanner.quantize import MODELS_DIR
+
+    base = tmp_path / "base"
+    base.mkdir()
+    target = base / "card_classifier.onnx"
+    if model == "not onnx":
+        target.write_text("a classifier, honest")
+    else:
+        target.write_bytes((MODELS_DIR / model).read_bytes())
+    (base / "card_classifier.json").write_text((MODELS_DIR / "card_classifier.json").read_text())
+    out = tmp_path / "out"
+    args = build_parser().parse_args(["fine-tune", "--from", str(base), "--out", str(out)])
+    assert commands._fine_tune(args) == 2
+    assert "not a float card classifier" in capsys.readouterr().err
+    assert not out.exists()
