@@ -200,7 +200,12 @@ def train(
             "seconds": round(time.perf_counter() - started),
         },
     }
-    (out_dir / "card_classifier.json").write_text(json.dumps(meta, indent=2) + "\n")
+    return _write_meta(meta, onnx_path, started, log)
+
+
+def _write_meta(meta: dict[str, Any], onnx_path: Path, started: float, log) -> dict[str, Any]:
+    """Write ``meta`` beside the model it describes (``card_classifier.json``) and say so."""
+    onnx_path.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
     log(f"wrote {onnx_path} ({onnx_path.stat().st_size / 1024:.0f} KiB) in {time.perf_counter() - started:.0f} s")
     return meta
 
@@ -306,9 +311,7 @@ def fine_tune(
             ],
         },
     }
-    (out_dir / "card_classifier.json").write_text(json.dumps(meta, indent=2) + "\n")
-    log(f"wrote {onnx_path} in {time.perf_counter() - started:.0f} s")
-    return meta
+    return _write_meta(meta, onnx_path, started, log)
 
 
 def fit(
