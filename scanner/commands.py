@@ -407,13 +407,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "fine-tune", help="train a trained card classifier further on fresh scenes (needs the train extra)"
     )
     models = str(Path(__file__).resolve().parent.parent / "models")
-    p.add_argument("--from", dest="base", default=models, help="folder of the float classifier to start from")
-    p.add_argument("--out", default=models, help="folder to write the fine-tuned classifier to")
+    p.add_argument(
+        "--from", dest="base", metavar="DIR", default=models, help="folder of the float classifier to start from"
+    )
+    p.add_argument("--out", metavar="DIR", default=models, help="folder to write the fine-tuned classifier to")
     # the defaults are the shipped classifier's fine-tuning (models/card_classifier.json: fine_tuned)
     p.add_argument("--seed", type=int, default=0, help="seed of the fresh scenes and of the training order")
     p.add_argument("--scenes", type=int, default=4000, help="fresh scenes in ordinary conditions")
     p.add_argument("--harsh-share", type=float, default=1.0, help="fresh scenes in the harshest conditions, a scene")
-    p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--epochs", type=int, default=4, help="passes over the fresh crops")
     p.add_argument("--lr", type=float, default=1e-3, help="the peak learning rate (one cycle)")
     p.add_argument("--processes", type=int, default=2)
     p.set_defaults(run=_fine_tune)
