@@ -15,7 +15,7 @@ from .classify import MIN_CONFIDENCE, CardClassifier
 from .crops import card_crop, order_portrait, rotate_corners
 from .detect import Detection, detect_cards
 from .labels import back_number
-from .mat import MatLayout, MatView, find_mat
+from .mat import ARUCO_DICT, MARKER_IDS, MatLayout, MatView, find_mat
 from .metrics import quad_iou
 from .segment import snap_many
 
@@ -24,6 +24,7 @@ OVERSIZE = 1.6  # a quad longer (or larger) than this many typical cards holds t
 TOO_LONG = 1.85  # in a pile picture, a quad this many times longer than wide too (a card is 88/63 = 1.4)
 SURE = 0.85  # a card read under this confidence is read again from slightly different quads
 SECOND_LOOK_GAIN = 0.15  # ... and such a reading replaces the first only if this much surer
+MARKER_CHECK_BELOW = 0.7  # a card read less surely is checked for lying on one of the mat's markers
 ANGLE_SURE = 0.97  # a card whose angle the finder's votes agree on this well is not turned by the second look
 ANGLE_DOUBTED = 0.9  # ... and one whose votes agree less is looked at again unless read surer than
 RECHECK_BELOW = 0.95  # this (an outline taken along a diamond printed on the card can read surely wrong)
@@ -134,7 +135,11 @@ class Scanner:
         cards: list[ScannedCard] = []
         rejected = 0
         for det, pred in zip(detections, predictions):
-            if pred.label == "none":
+            # (an unsure card on one of the mat's markers is the marker: a black square with a white
+            # pattern, which the classifier can take for a back; a card lying on a marker hides it
+            # and reads surely)
+            on_marker = pred.confidence < MARKER_CHECK_BELOW and _on_mat_marker(gray, det.corners, mat)
+            if pred.label == "none" or on_marker:
                 rejected += 1
                 continue
             corners = rotate_corners(det.corners, 2) if pred.upside_down else det.corners
@@ -626,3 +631,36 @@ def load_scanner(
     classifier = CardClassifier()
     deck = load_profile(Path(profile), classifier) if profile else None
     return Scanner(classifier, layout, players, deck, finder, zones)
+
+
+_MARKERS = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(ARUCO_DICT), cv2.aruco.DetectorParameters())
+
+
+def _on_mat_marker(gray: np.ndarray, corners: np.ndarray, mat: MatView | None = None) -> bool:
+    """Whether the outline ``corners`` sits on one of the play mat's ArUco markers. With the mat
+    found, its centre is looked up on the mat (every marker's place is known, seen or not);
+    without, the markers are looked for in the outline's neighbourhood only, so it costs little."""
+    if mat is not None:
+        x, y = mat.to_mat_points(corners).mean(axis=0)
+        m = mat.layout.marker * 0.1  # (a little around each marker: the outline's centre is rough)
+        for marker_id in MARKER_IDS:
+            (x0, y0), (x1, y1) = mat.layout.marker_corners(marker_id)[[0, 2]]
+            if x0 - m <= x <= x1 + m and y0 - m <= y <= y1 + m:
+                return True
+        return False
+    lo, hi = corners.min(axis=0), corners.max(axis=0)
+    pad = (hi - lo) * 0.3  # (a marker needs its quiet zone around it to be found)
+    h, w = gray.shape[:2]
+    x0, y0 = np.maximum(lo - pad, 0).astype(int)
+    x1, y1 = np.minimum(hi + pad, [w, h]).astype(int)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return False
+    found, ids, _ = _MARKERS.detectMarkers(gray[y0:y1, x0:x1])
+    if ids is None:
+        return False
+    outline = corners.astype(np.float32).reshape(-1, 1, 2)
+    for marker, marker_id in zip(found, ids.ravel()):
+        cx, cy = marker.reshape(4, 2).mean(axis=0) + (x0, y0)
+        if int(marker_id) in MARKER_IDS and cv2.pointPolygonTest(outline, (float(cx), float(cy)), False) >= 0:
+            return True
+    return False
