@@ -40,6 +40,14 @@ class MatLayout:
         y0 = i if marker_id in (0, 1) else self.height - i - m
         return np.array([[x0, y0], [x0 + m, y0], [x0 + m, y0 + m], [x0, y0 + m]], np.float32)
 
+    def on_marker(self, x: float, y: float, margin: float = 0.0) -> bool:
+        """Whether the mat point (x, y) mm lies on one of the markers (grown by ``margin`` mm)."""
+        for marker_id in MARKER_IDS:
+            (x0, y0), (x1, y1) = self.marker_corners(marker_id)[[0, 2]]
+            if x0 - margin <= x <= x1 + margin and y0 - margin <= y <= y1 + margin:
+                return True
+        return False
+
     # zones ------------------------------------------------------------------------------------
     @property
     def deck_box(self) -> tuple[float, float, float, float]:
@@ -152,22 +160,24 @@ class MatView:
         return np.clip(out, 0, 255).astype(np.uint8)
 
 
-def find_mat(frame: np.ndarray, layout: MatLayout) -> MatView | None:
-    """Detect the mat's ArUco markers; None when fewer than 2 are seen (no reliable homography)."""
+def find_markers(gray: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """The mat's ArUco markers seen in ``gray``: (id, 4 x 2 corners) for each of ``MARKER_IDS``."""
     detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(ARUCO_DICT), cv2.aruco.DetectorParameters())
-    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
     corners, ids, _ = detector.detectMarkers(gray)
     if ids is None:
-        return None
+        return []
+    return [(int(i), quad.reshape(4, 2)) for quad, i in zip(corners, ids.ravel()) if int(i) in MARKER_IDS]
+
+
+def find_mat(frame: np.ndarray, layout: MatLayout) -> MatView | None:
+    """Detect the mat's ArUco markers; None when fewer than 2 are seen (no reliable homography)."""
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
     src, dst, seen = [], [], 0
     whites, blacks = [], []
-    for quad, marker_id in zip(corners, ids.ravel()):
-        if int(marker_id) not in MARKER_IDS:
-            continue
+    for marker_id, quad in find_markers(gray):
         seen += 1
-        quad = quad.reshape(4, 2)
         src.append(quad)
-        dst.append(layout.marker_corners(int(marker_id)))
+        dst.append(layout.marker_corners(marker_id))
         # colour reference: the marker's black border and the paper just outside it
         centre = quad.mean(axis=0)
         inner = centre + (quad - centre) * 0.9

@@ -15,7 +15,7 @@ from .classify import MIN_CONFIDENCE, CardClassifier
 from .crops import card_crop, order_portrait, rotate_corners
 from .detect import Detection, detect_cards
 from .labels import back_number
-from .mat import ARUCO_DICT, MARKER_IDS, MatLayout, MatView, find_mat
+from .mat import MatLayout, MatView, find_markers, find_mat
 from .metrics import quad_iou
 from .segment import snap_many
 
@@ -633,21 +633,14 @@ def load_scanner(
     return Scanner(classifier, layout, players, deck, finder, zones)
 
 
-_MARKERS = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(ARUCO_DICT), cv2.aruco.DetectorParameters())
-
-
 def _on_mat_marker(gray: np.ndarray, corners: np.ndarray, mat: MatView | None = None) -> bool:
     """Whether the outline ``corners`` sits on one of the play mat's ArUco markers. With the mat
     found, its centre is looked up on the mat (every marker's place is known, seen or not);
     without, the markers are looked for in the outline's neighbourhood only, so it costs little."""
     if mat is not None:
         x, y = mat.to_mat_points(corners).mean(axis=0)
-        m = mat.layout.marker * 0.1  # (a little around each marker: the outline's centre is rough)
-        for marker_id in MARKER_IDS:
-            (x0, y0), (x1, y1) = mat.layout.marker_corners(marker_id)[[0, 2]]
-            if x0 - m <= x <= x1 + m and y0 - m <= y <= y1 + m:
-                return True
-        return False
+        # (a little around each marker: the outline's centre is rough)
+        return mat.layout.on_marker(float(x), float(y), margin=mat.layout.marker * 0.1)
     lo, hi = corners.min(axis=0), corners.max(axis=0)
     pad = (hi - lo) * 0.3  # (a marker needs its quiet zone around it to be found)
     h, w = gray.shape[:2]
@@ -655,12 +648,9 @@ def _on_mat_marker(gray: np.ndarray, corners: np.ndarray, mat: MatView | None = 
     x1, y1 = np.minimum(hi + pad, [w, h]).astype(int)
     if x1 - x0 < 8 or y1 - y0 < 8:
         return False
-    found, ids, _ = _MARKERS.detectMarkers(gray[y0:y1, x0:x1])
-    if ids is None:
-        return False
     outline = corners.astype(np.float32).reshape(-1, 1, 2)
-    for marker, marker_id in zip(found, ids.ravel()):
-        cx, cy = marker.reshape(4, 2).mean(axis=0) + (x0, y0)
-        if int(marker_id) in MARKER_IDS and cv2.pointPolygonTest(outline, (float(cx), float(cy)), False) >= 0:
+    for _, marker in find_markers(gray[y0:y1, x0:x1]):
+        cx, cy = marker.mean(axis=0) + (x0, y0)
+        if cv2.pointPolygonTest(outline, (float(cx), float(cy)), False) >= 0:
             return True
     return False
