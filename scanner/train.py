@@ -274,7 +274,13 @@ def fine_tune(
     never shown to it, and write the result with its meta to ``out_dir``: more data for a fraction
     of a whole run's time. Deterministic from the base file and ``seed`` (on the CPU)."""
     torch = _require_torch()
-    base_meta = json.loads(base.with_suffix(".json").read_text())
+    meta_path = base.with_suffix(".json")
+    base_meta = json.loads(meta_path.read_text())
+    missing = [field for field in ("training", "input") if field not in base_meta]
+    if missing:
+        raise ValueError(
+            f"{meta_path}: no {' or '.join(repr(f) for f in missing)} field (not a meta `tweak train` wrote)"
+        )
     torch.manual_seed(seed)
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(processes)

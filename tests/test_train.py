@@ -224,3 +224,19 @@ def test_tweak_fine_tune_refuses_a_model_that_is_not_a_classifier(tmp_path, caps
     assert commands._fine_tune(args) == 2
     assert "not a float card classifier" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_tweak_fine_tune_names_a_recipe_file_without_its_fields(tmp_path, capsys):
+    from companion.cli import build_parser
+    from scanner import commands
+    from scanner.quantize import MODELS_DIR
+
+    base = tmp_path / "base"
+    base.mkdir()
+    (base / "card_classifier.onnx").write_bytes((MODELS_DIR / "card_classifier.onnx").read_bytes())
+    (base / "card_classifier.json").write_text('{"labels": []}')
+    args = build_parser().parse_args(["fine-tune", "--from", str(base), "--out", str(tmp_path / "out")])
+    assert commands._fine_tune(args) == 2
+    err = capsys.readouterr().err
+    assert "card_classifier.json: no 'training' or 'input' field" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
