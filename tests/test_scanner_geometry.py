@@ -413,3 +413,68 @@ def test_a_mat_marker_read_unsurely_as_a_back_is_not_reported(frame: int) -> Non
     truth = [np.array(c["corners"]) for c in rendered.truth["cards"]]
     result = load_scanner().scan(rendered.image)
     assert len(match(truth, [c.corners for c in result.cards])) == len(result.cards) >= 5
+
+
+def _card(label: str, centre: tuple[float, float], confidence: float, angle: float = 0.0):
+    from scanner.pipeline import ScannedCard
+
+    w, h = 63.0, 88.0
+    rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    box = np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2 @ rot.T + np.array(centre)
+    return ScannedCard(label, box.astype(np.float32), confidence, None)
+
+
+def test_one_card_outlined_twice_is_reported_once_and_two_cards_stay_two() -> None:
+    from scanner.metrics import quad_iou
+    from scanner.pipeline import SAME_CARD_IOU, _drop_outlined_twice
+
+    pile_edge = _card("back-9", (200, 200), 0.41)
+    top_card = _card("back-9", (212, 196), 0.88, angle=0.12)
+    assert quad_iou(pile_edge.corners, top_card.corners) >= SAME_CARD_IOU
+    assert _drop_outlined_twice([pile_edge, top_card]) == [top_card]
+    # two cards of one label side by side, or of two labels on each other: all stay
+    neighbour = _card("back-9", (270, 200), 0.5)
+    other_label = _card("back-8", (205, 200), 0.3)
+    cards = [pile_edge, neighbour, other_label]
+    assert _drop_outlined_twice(cards) == cards
+
+
+@pytest.mark.parametrize("frame", [99, 2_000_165, 5_000_023, 6_000_343])
+def test_a_pile_outlined_twice_is_one_card(frame: int) -> None:
+    """Benchmark frames (seed 90,000,000 + frame) where a pile (the T! pile, a won pile, the deck)
+    was reported twice, along its edge and along its top card, with one label: every card
+    reported now is a card of the truth."""
+    from scanner.pipeline import load_scanner
+
+    rendered = render_table(90_000_000 + frame, harsh=True)
+    truth = [np.array(c["corners"]) for c in rendered.truth["cards"]]
+    result = load_scanner().scan(rendered.image)
+    assert len(match(truth, [c.corners for c in result.cards])) == len(result.cards) >= 3
+
+
+def test_a_second_look_does_not_relabel_a_card_read_surely() -> None:
+    from scanner.classify import Prediction
+    from scanner.pipeline import SURE, _relabels_sure
+
+    def read(label: str, confidence: float) -> Prediction:
+        return Prediction(label, confidence, False, np.zeros(1))
+
+    assert _relabels_sure(read("green-5", SURE + 0.09), read("green-6", 0.96))
+    assert not _relabels_sure(read("green-5", SURE + 0.09), read("green-5", 0.97))  # a better outline
+    assert not _relabels_sure(read("green-2", SURE - 0.1), read("green-5", 0.97))  # unsure: may change
+    assert not _relabels_sure(read("none", 0.9), read("green-5", 0.97))  # not a card: may become one
+
+
+@pytest.mark.parametrize(("frame", "label"), [(2_000_323, "tweak-thief"), (4_000_029, "green-5")])
+def test_a_card_read_surely_keeps_its_label_when_its_angle_is_doubted(frame: int, label: str) -> None:
+    """Benchmark frames where the second look turned a card read surely (0.93, 0.95) some 25-45
+    degrees and read it surely as another card (red-6, green-6): the card is read right."""
+    from scanner.pipeline import load_scanner
+
+    rendered = render_table(90_000_000 + frame, harsh=True)
+    required, _ = expected_cards(rendered.truth)
+    cards = [np.array(c["corners"]) for c in required if c["label"] == label]
+    result = load_scanner().scan(rendered.image)
+    pairs = match(cards, [c.corners for c in result.cards])
+    assert len(pairs) == len(cards) >= 1
+    assert [result.cards[j].label for _, j in pairs] == [label] * len(cards)
