@@ -465,10 +465,26 @@ def test_a_second_look_does_not_relabel_a_card_read_surely() -> None:
     assert not _relabels_sure(read("none", 0.9), read("green-5", 0.97))  # not a card: may become one
 
 
+def test_an_outline_on_the_card_fits_its_edges_better_than_one_turned_or_shifted_off_it() -> None:
+    from scanner.pipeline import _edge_fit, _fits_edges_better
+
+    table = np.full((300, 400), 60, np.uint8)
+    card = _card("red-5", (200, 150), 0.9).corners
+    cv2.fillPoly(table, [card.astype(np.int32)], 230)
+    turned = _card("red-5", (200, 150), 0.9, angle=np.deg2rad(30)).corners
+    shifted = card + np.array([20, 0], np.float32)
+    assert _edge_fit(table, card) > 100  # a 170-level step along every side
+    assert _fits_edges_better(table, card, turned) and _fits_edges_better(table, card, shifted)
+    assert not _fits_edges_better(table, turned, card)
+    assert _edge_fit(np.full((300, 400), 60, np.uint8), card) == 0  # no edges, no fit
+
+
 @pytest.mark.parametrize(("frame", "label"), [(2_000_323, "tweak-thief"), (4_000_029, "green-5")])
 def test_a_card_read_surely_keeps_its_label_when_its_angle_is_doubted(frame: int, label: str) -> None:
     """Benchmark frames where the second look turned a card read surely (0.93, 0.95) some 25-45
-    degrees and read it surely as another card (red-6, green-6): the card is read right."""
+    degrees, off its edges, and read it surely as another card (red-6, green-6): the card is read
+    right. (The 45-degree case of the test above is the other way round: the first outline is the
+    one off the card's edges, and the sure wrong reading is mended.)"""
     from scanner.pipeline import load_scanner
 
     rendered = render_table(90_000_000 + frame, harsh=True)
