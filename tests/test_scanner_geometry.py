@@ -268,6 +268,11 @@ def test_a_card_outlined_at_a_wrong_angle_is_read_again_on_its_edges(turn: int) 
             "purple-6",
             "on a gingham cloth where the finder is unsure, outlined turned: the second look's outline reads",
         ),
+        (
+            1_000_356,
+            "orange-3",
+            "touching a red card whose outline, moved half onto it and read unsurely, took its place",
+        ),
     ],
 )
 def test_hard_cards_of_the_scanner_benchmark_are_found_and_read(frame: int, label: str, why: str) -> None:
