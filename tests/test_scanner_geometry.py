@@ -273,6 +273,7 @@ def test_a_card_outlined_at_a_wrong_angle_is_read_again_on_its_edges(turn: int) 
             "orange-3",
             "touching a red card whose outline, moved half onto it and read unsurely, took its place",
         ),
+        (3_000_020, "tweak-back", "the T! pile outlined over 1.4 card lengths long, with its side: read as no card"),
     ],
 )
 def test_hard_cards_of_the_scanner_benchmark_are_found_and_read(frame: int, label: str, why: str) -> None:
