@@ -17,7 +17,7 @@ from .detect import Detection, detect_cards
 from .labels import back_number
 from .mat import MatLayout, MatView, find_markers, find_mat
 from .metrics import quad_iou
-from .segment import snap_many
+from .segment import profiles_across_sides, snap_many
 
 GAP_CONFIDENCE = 0.75  # a card looked for beside others in a pile (not found by the finder) needs this
 OVERSIZE = 1.6  # a quad longer (or larger) than this many typical cards holds touching cards
@@ -490,24 +490,17 @@ def _relabels_sure(first: Any, variant: Any) -> bool:
     return first.label != "none" and first.confidence >= SURE and variant.label != first.label
 
 
-EDGE_SAMPLES = np.linspace(0.15, 0.85, 15)  # where along each side of an outline its edge is measured
-EDGE_REACH = np.arange(-4, 5)  # ... and how far across it (pixels) the edge is looked for
+EDGE_SAMPLES = np.linspace(0.15, 0.85, 15, dtype=np.float32)  # where along each side an outline's edge is measured
+EDGE_REACH = np.arange(-4, 5, dtype=np.float32)  # ... and how far across it (pixels) the edge is looked for
 
 
 def _edge_fit(gray: np.ndarray, quad: np.ndarray) -> float:
     """How well an outline lies on edges of the image: for each side, the median over points along
     it of the strongest step across it (within ``EDGE_REACH``), averaged over the four sides."""
-    q = np.asarray(quad, np.float32).reshape(4, 2)
-    ends = np.roll(q, -1, axis=0)
-    along = ends - q
-    normals = np.stack([-along[:, 1], along[:, 0]], axis=1) / np.maximum(np.linalg.norm(along, axis=1), 1e-6)[:, None]
-    points = q[:, None, :] + along[:, None, :] * EDGE_SAMPLES[None, :, None]  # 4 x S x 2
-    across = points[:, :, None, :] + normals[:, None, None, :] * EDGE_REACH[None, None, :, None]  # 4 x S x R x 2
-    h, w = gray.shape[:2]
-    x = np.clip(np.rint(across[..., 0]).astype(int), 0, w - 1)
-    y = np.clip(np.rint(across[..., 1]).astype(int), 0, h - 1)
-    values = gray[y, x].astype(np.float32)
-    steps = np.abs(values[..., 2:] - values[..., :-2]).max(axis=2)  # 4 x S
+    _, _, profile, _ = profiles_across_sides(
+        gray, np.asarray(quad, np.float32).reshape(1, 4, 2), EDGE_SAMPLES, EDGE_REACH
+    )
+    steps = np.abs(profile[..., 2:] - profile[..., :-2]).max(axis=-1)[0]  # 4 x samples
     return float(np.median(steps, axis=1).mean())
 
 

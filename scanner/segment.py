@@ -165,6 +165,31 @@ SNAP_SAMPLES = 32  # points along each side where snap_to_edges looks for the ca
 HUBER = 1.345  # px: beyond this distance from the fitted side a point's weight falls (OpenCV's DIST_HUBER)
 
 
+def profiles_across_sides(
+    gray: np.ndarray, quads: np.ndarray, ts: np.ndarray, offsets: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The image's brightness across the sides of quads (Q x 4 x 2): at the fractions ``ts`` along
+    each side, at ``offsets`` pixels across it (from inside to outside). Returns the points' x and
+    y and the brightness, each Q x 4 sides x samples x offsets, and each side's outward normal."""
+    h, w = gray.shape[:2]
+    q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    ends = np.roll(q, -1, axis=1)
+    vec = ends - q
+    length = np.linalg.norm(vec, axis=2)  # Q x 4
+    d = vec / np.maximum(length, 1e-6)[..., None]
+    normal = np.stack([-d[..., 1], d[..., 0]], axis=-1)
+    outwards = np.einsum("qsk,qsk->qs", normal, (q + ends) / 2 - q.mean(axis=1, keepdims=True)) >= 0
+    normal = np.where(outwards[..., None], normal, -normal)
+    # x and y apart (NumPy is slow on a last axis of 2)
+    along = ts[None, None, :] * length[..., None]  # Q x 4 x samples
+    px = (q[..., 0, None] + d[..., 0, None] * along)[..., None] + normal[..., 0, None, None] * offsets
+    py = (q[..., 1, None] + d[..., 1, None] * along)[..., None] + normal[..., 1, None, None] * offsets
+    xi = np.clip(np.rint(px).astype(np.intp), 0, w - 1)
+    yi = np.clip(np.rint(py).astype(np.intp), 0, h - 1)
+    profile = gray.ravel().take(yi * w + xi).astype(np.float32)
+    return px, py, profile, normal
+
+
 def snap_to_edges(gray: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """Move each side of a rough quad onto the card's outline: along the side, look outwards and
     inwards for the strongest brightness step across it, fit a line through those points, and
@@ -176,28 +201,14 @@ def snap_many(gray: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
     """``snap_to_edges`` for many quads at once (the frame's cards: one array pass, no loop)."""
     if not quads:
         return []
-    h, w = gray.shape
     q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
-    ends = np.roll(q, -1, axis=1)
-    vec = ends - q
-    length = np.linalg.norm(vec, axis=2)  # Q x 4
+    length = np.linalg.norm(np.roll(q, -1, axis=1) - q, axis=2)  # Q x 4
     usable = (length >= 8).all(axis=1)  # (a degenerate quad stays as it is)
-    d = vec / np.maximum(length, 1e-6)[..., None]
-    normal = np.stack([-d[..., 1], d[..., 0]], axis=-1)
-    outwards = np.einsum("qsk,qsk->qs", normal, (q + ends) / 2 - q.mean(axis=1, keepdims=True)) >= 0
-    normal = np.where(outwards[..., None], normal, -normal)
     band = np.maximum(3.0, 0.14 * length.min(axis=1))  # Q
     reach = int(np.ceil(band.max()))
     offs = np.arange(-reach, reach + 1, dtype=np.float32)
     ts = np.linspace(0.12, 0.88, SNAP_SAMPLES, dtype=np.float32)
-    # points Q x 4 sides x samples x offsets (from inside to outside), x and y apart (NumPy is slow
-    # on a last axis of 2)
-    along = ts[None, None, :] * length[..., None]  # Q x 4 x samples
-    px = (q[..., 0, None] + d[..., 0, None] * along)[..., None] + normal[..., 0, None, None] * offs
-    py = (q[..., 1, None] + d[..., 1, None] * along)[..., None] + normal[..., 1, None, None] * offs
-    xi = np.clip(np.rint(px).astype(np.intp), 0, w - 1)
-    yi = np.clip(np.rint(py).astype(np.intp), 0, h - 1)
-    profile = gray.ravel().take(yi * w + xi).astype(np.float32)
+    px, py, profile, normal = profiles_across_sides(gray, q, ts, offs)
     step = np.abs(np.diff(profile, axis=-1))
     # steps between offsets beyond a quad's own band do not count
     within = np.abs(offs[None, :]) <= band[:, None]  # Q x offsets
