@@ -88,6 +88,8 @@ def _fine_tune(args: argparse.Namespace) -> int:
         (args.epochs < 1, f"--epochs {args.epochs}: give at least 1"),
         (not 0 < args.lr <= 0.01, f"--lr {args.lr}: give a peak learning rate over 0, at most 0.01"),
         (args.seed < 0, f"--seed {args.seed}: give a seed of 0 or more"),
+        (not 0 <= args.hard_below <= 1, f"--hard-below {args.hard_below}: give a score from 0 to 1"),
+        (args.hard_repeat < 0, f"--hard-repeat {args.hard_repeat}: give 0 or more"),
     ]
     for bad, message in problems:
         if bad:
@@ -105,6 +107,8 @@ def _fine_tune(args: argparse.Namespace) -> int:
             epochs=args.epochs,
             max_lr=args.lr,
             processes=args.processes,
+            hard_below=args.hard_below,
+            hard_repeat=args.hard_repeat,
         )
     except ValueError as error:  # a model of another shape, read before any rendering
         print(f"tweak fine-tune: --from {args.base}: {error}", file=sys.stderr)
@@ -136,6 +140,48 @@ def _train_finder(args: argparse.Namespace) -> int:
         foreign=args.foreign,
         harsh_share=args.harsh_share,
     )
+    from .quantize import quantize_finder
+
+    print(f"wrote {quantize_finder(Path(args.out))} (8-bit, the one the scanner runs)")
+    return 0
+
+
+def _fine_tune_finder(args: argparse.Namespace) -> int:
+    base = Path(args.base) / "card_finder.onnx"
+    problems = [
+        (not base.is_file(), f"--from {args.base}: no card_finder.onnx (the float model) there"),
+        (
+            base.is_file() and not base.with_suffix(".json").is_file(),
+            f"--from {args.base}: no card_finder.json (its recipe) beside the model",
+        ),
+        (args.scenes < 1, f"--scenes {args.scenes}: give at least 1 scene"),
+        (args.harsh_share < 1, f"--harsh-share {args.harsh_share}: give N >= 1 (one in N harsh)"),
+        (args.epochs < 1, f"--epochs {args.epochs}: give at least 1"),
+        (not 0 < args.lr <= 0.01, f"--lr {args.lr}: give a peak learning rate over 0, at most 0.01"),
+        (args.seed < 0, f"--seed {args.seed}: give a seed of 0 or more"),
+    ]
+    for bad, message in problems:
+        if bad:
+            print(f"tweak fine-tune-finder: {message}", file=sys.stderr)
+            return 2
+    from .train import _require_torch
+    from .train_finder import fine_tune_finder
+
+    _require_torch()
+    try:
+        fine_tune_finder(
+            Path(args.out),
+            base,
+            seed=args.seed,
+            scenes=args.scenes,
+            epochs=args.epochs,
+            max_lr=args.lr,
+            harsh_share=args.harsh_share,
+            processes=args.processes,
+        )
+    except (ValueError, json.JSONDecodeError) as error:  # read before any rendering
+        print(f"tweak fine-tune-finder: --from {args.base}: {error}", file=sys.stderr)
+        return 2
     from .quantize import quantize_finder
 
     print(f"wrote {quantize_finder(Path(args.out))} (8-bit, the one the scanner runs)")
@@ -412,11 +458,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--out", metavar="DIR", default=models, help="folder to write the fine-tuned classifier to")
     # the defaults are the shipped classifier's fine-tuning (models/card_classifier.json: fine_tuned)
-    p.add_argument("--seed", type=int, default=0, help="seed of the fresh scenes and of the training order")
-    p.add_argument("--scenes", type=int, default=4000, help="fresh scenes in ordinary conditions")
+    p.add_argument("--seed", type=int, default=2, help="seed of the fresh scenes and of the training order")
+    p.add_argument("--scenes", type=int, default=2000, help="fresh scenes in ordinary conditions")
     p.add_argument("--harsh-share", type=float, default=1.0, help="fresh scenes in the harshest conditions, a scene")
-    p.add_argument("--epochs", type=int, default=4, help="passes over the fresh crops")
-    p.add_argument("--lr", type=float, default=1e-3, help="the peak learning rate (one cycle)")
+    p.add_argument("--epochs", type=int, default=3, help="passes over the fresh crops")
+    p.add_argument("--lr", type=float, default=5e-4, help="the peak learning rate (one cycle)")
+    p.add_argument(
+        "--hard-below",
+        type=float,
+        default=0.8,
+        help="a fresh crop the starting network gives under this score to its true label is a hard one",
+    )
+    p.add_argument(
+        "--hard-repeat", type=int, default=4, help="show each hard crop this many times more an epoch (0: no mining)"
+    )
     p.add_argument("--processes", type=int, default=2)
     p.set_defaults(run=_fine_tune)
 
@@ -447,6 +502,24 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--harsh-share", type=int, default=4, metavar="N", help="one scene in N under the harshest conditions"
     )
     p.set_defaults(run=_train_finder)
+
+    p = sub.add_parser(
+        "fine-tune-finder", help="train a trained card finder further on fresh scenes (needs the train extra)"
+    )
+    p.add_argument(
+        "--from", dest="base", metavar="DIR", default=models, help="folder of the float finder to start from"
+    )
+    p.add_argument("--out", metavar="DIR", default=models, help="folder to write the fine-tuned finder to")
+    # the defaults are the shipped finder's last fine-tuning (models/card_finder.json: fine_tuned)
+    p.add_argument("--seed", type=int, default=0, help="seed of the fresh scenes and of the training order")
+    p.add_argument("--scenes", type=int, default=2000, help="fresh scenes (one in 4 a spread won pile)")
+    p.add_argument(
+        "--harsh-share", type=int, default=2, metavar="N", help="one scene in N under the harshest conditions"
+    )
+    p.add_argument("--epochs", type=int, default=4, help="passes over the fresh scenes")
+    p.add_argument("--lr", type=float, default=5e-4, help="the peak learning rate (one cycle)")
+    p.add_argument("--processes", type=int, default=2)
+    p.set_defaults(run=_fine_tune_finder)
 
     p = sub.add_parser("quantize", help="the 8-bit run-time models from the trained float ones (needs onnx)")
     p.add_argument("model", nargs="?", choices=("finder", "classifier", "both"), default="both")

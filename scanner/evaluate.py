@@ -166,13 +166,20 @@ def fine_tuning(training: dict[str, Any]) -> str:
     lines = []
     for f in training.get("fine_tuned", []):
         share = f["harsh_scenes"] / f["scenes"]
+        mining, mined = "", ""
+        if f.get("hard_repeat"):
+            mining = f" --hard-below {f['hard_below']:g} --hard-repeat {f['hard_repeat']}"
+            mined = (
+                f" The {f['hard']} crops the network\nit started from gave under {f['hard_below']:g} to their true "
+                f"label were shown {f['hard_repeat'] + 1} times an epoch."
+            )
         lines.append(
             f"Then `tweak fine-tune --seed {f['seed']} --scenes {f['scenes']} --harsh-share {share:g} "
-            f"--epochs {f['epochs']} --lr {f['max_lr']:g}`\n(`--from` and `--out` this model's folder) trained "
+            f"--epochs {f['epochs']} --lr {f['max_lr']:g}{mining}`\n(`--from` and `--out` this model's folder) trained "
             f"it further on scenes it had not seen: {f['scenes']} plus\n{f['harsh_scenes']} harsh ones from seed "
             f"{f['first_scene']:,} ({f['crops']} crops), its batch norms held, peak learning rate\n"
             f"{f['max_lr']:g}; {f['seconds']} s on 2 CPU cores. Deterministic from the network it started from and "
-            "the seed."
+            f"the seed.{mined}"
         )
     return "".join(f"\n\n{line}" for line in lines)
 

@@ -31,7 +31,7 @@ MARKER_CHECK_BELOW = 0.7  # a card read less surely is checked for lying on one 
 SAME_CARD_IOU = 0.35
 ANGLE_SURE = 0.97  # a card whose angle the finder's votes agree on this well is not turned by the second look
 ANGLE_DOUBTED = 0.9  # ... and one whose votes agree less is looked at again unless read surer than
-RECHECK_BELOW = 0.95  # this (an outline taken along a diamond printed on the card can read surely wrong)
+RECHECK_BELOW = 0.93  # this (an outline taken along a diamond printed on the card can read surely wrong)
 # a quad first read as no card (an outline turned off a card on a busy cloth reads as cloth) counts as
 # at most this sure of it: measured against the first reading's own confidence, +0.2 points of frames
 NO_CARD_DOUBT = 0.5

@@ -269,10 +269,17 @@ def fine_tune(
     processes: int = 2,
     crops: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     log=print,
+    hard_below: float = 0.0,
+    hard_repeat: int = 0,
 ) -> dict[str, Any]:
     """Train the float classifier ``base`` (a ``card_classifier.onnx``) further on fresh scenes,
     never shown to it, and write the result with its meta to ``out_dir``: more data for a fraction
-    of a whole run's time. Deterministic from the base file and ``seed`` (on the CPU)."""
+    of a whole run's time. Deterministic from the base file and ``seed`` (on the CPU).
+
+    ``hard_below``, ``hard_repeat``: the fresh crops the base network gives under ``hard_below`` to
+    their true label (its wrong and unsure readings) are shown ``hard_repeat`` times more each
+    epoch, so the few hard crops (glare, washed-out numerals) weigh more than the many it already
+    reads well."""
     torch = _require_torch()
     meta_path = base.with_suffix(".json")
     base_meta = json.loads(meta_path.read_text())
@@ -293,9 +300,16 @@ def fine_tune(
         crops = training_crops(
             seed, scenes, harsh_share, recipe.get("coins", False), stretch, processes, log, first=first
         )
-    log(f"{len(crops[1])} crops in {time.perf_counter() - started:.0f} s; fine-tuning {base}...")
+    fresh = len(crops[1])
+    log(f"{fresh} crops in {time.perf_counter() - started:.0f} s; fine-tuning {base}...")
+    hard = hard_crops(torch, model, crops, hard_below) if hard_repeat > 0 else np.zeros(0, np.int64)
+    if len(hard):
+        log(f"{len(hard)} crops read under {hard_below:g} by the base network: shown {hard_repeat + 1} times")
+        every = np.concatenate([np.arange(fresh), *[hard] * hard_repeat])
+        crops = (crops[0][every], crops[1][every], crops[2][every])
     fit(torch, model, crops, epochs, batch, max_lr, seed, "cpu", started, frozen_norms=True, log=log)
     onnx_path = export(torch, model, out_dir)
+    mining = {"hard_below": hard_below, "hard_repeat": hard_repeat, "hard": int(len(hard))} if hard_repeat > 0 else {}
     meta = {
         **{k: v for k, v in base_meta.items() if k != "metrics"},  # (the base's metrics are not the new one's)
         "training": {
@@ -308,7 +322,8 @@ def fine_tune(
                     "first_scene": first,
                     "scenes": scenes,
                     "harsh_scenes": round(scenes * harsh_share),
-                    "crops": int(len(crops[1])),
+                    "crops": fresh,
+                    **mining,
                     "epochs": epochs,
                     "max_lr": max_lr,
                     "batch": batch,
@@ -318,6 +333,22 @@ def fine_tune(
         },
     }
     return _write_meta(meta, onnx_path, started, log)
+
+
+def hard_crops(torch, model, crops: tuple[np.ndarray, np.ndarray, np.ndarray], below: float) -> np.ndarray:
+    """The indices of ``crops`` that ``model`` gives under ``below`` to their true label.
+
+    >>> hard_crops(torch, model, crops, 0.8)  # doctest: +SKIP
+    array([  17,  230, ...])
+    """
+    images, labels, _ = crops
+    model.eval()
+    truth = []
+    with torch.no_grad():
+        for i in range(0, len(labels), 4096):
+            scores = torch.softmax(model(to_tensor(torch, np.array(images[i : i + 4096])))[0], 1)
+            truth.append(scores[torch.arange(len(scores)), torch.from_numpy(np.asarray(labels[i : i + 4096]))].numpy())
+    return np.flatnonzero(np.concatenate(truth) < below) if truth else np.zeros(0, np.int64)
 
 
 def fit(

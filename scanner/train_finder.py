@@ -14,6 +14,7 @@ from .segment import GEOMETRY_CHANNELS, INPUT_WIDTH, downscale, geometry_target,
 from .synth.table import RenderedTable, render_table
 
 FINDER_SEED_BASE = 20_000_000
+FINE_TUNE_SEED_BASE = 21_000_000  # fine-tuning's fresh scenes (tweak fine-tune-finder), apart from training's
 
 
 GEOMETRY_WEIGHT = 1.0  # the geometry head's loss beside the inner-card mask's
@@ -140,63 +141,11 @@ def train_finder(
     torch.set_num_threads(processes)
     started = time.perf_counter()
     first = FINDER_SEED_BASE + seed * scenes
-    import multiprocessing
-
-    # (spawned, not forked: see dataset.build)
-    with multiprocessing.get_context("spawn").Pool(processes, initializer=cv2.setNumThreads, initargs=(1,)) as pool:
-        samples = pool.starmap(
-            _sample, [(i, width, piles, foreign, harsh_share) for i in range(first, first + scenes)], chunksize=8
-        )
+    samples = _render(range(first, first + scenes), width, piles, foreign, harsh_share, processes)
     log(f"{scenes} scenes rendered in {time.perf_counter() - started:.0f} s; training...")
-    by_size: dict[tuple, list[int]] = {}
-    for i, sample in enumerate(samples):
-        image = sample[0]
-        by_size.setdefault(image.shape, []).append(i)
     model = make_model(torch, arch)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    batch = 8
-    steps = epochs * sum((len(v) + batch - 1) // batch for v in by_size.values())
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
-    gen = np.random.default_rng(seed)
-    pos_weight = torch.tensor(3.0)
-    for epoch in range(epochs):
-        model.train()
-        batches = []
-        for idx in by_size.values():
-            order = gen.permutation(idx)
-            batches += [order[i : i + batch] for i in range(0, len(order), batch)]
-        gen.shuffle(batches)
-        total = 0.0
-        for b in batches:
-            x = torch.from_numpy(np.stack([samples[i][0] for i in b])).float().permute(0, 3, 1, 2) / 255.0
-            x = (x - 0.5) / 0.25
-            y = torch.from_numpy(np.stack([samples[i][1] for i in b])).float()[:, None]
-            w = torch.from_numpy(np.stack([samples[i][2] for i in b]))[:, None]
-            g = torch.from_numpy(np.stack([samples[i][3] for i in b])).float()
-            m = torch.from_numpy(np.stack([samples[i][4] for i in b])).float()[:, None]
-            logits, geometry = model(x)
-            loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, y, weight=w, pos_weight=pos_weight)
-            per_pixel = torch.nn.functional.smooth_l1_loss(geometry, g, reduction="none", beta=0.1)
-            loss = loss + GEOMETRY_WEIGHT * (per_pixel * m).sum() / (m.sum() * GEOMETRY_CHANNELS).clamp(min=1.0)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.item() * len(b)
-        log(f"epoch {epoch + 1}/{epochs}: loss {total / scenes:.4f}")
-    model.eval()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / "card_finder.onnx"
-    torch.onnx.export(
-        model,
-        (torch.zeros(1, 3, input_size(1280, 720, width)[1], width),),
-        str(path),
-        input_names=["frames"],
-        output_names=["inner", "geometry"],
-        dynamic_axes={"frames": {0: "batch", 2: "height", 3: "width"}},
-        opset_version=17,
-        dynamo=False,
-    )
+    _fit(torch, model, samples, epochs, 3e-3, seed, log)
+    path = _export(torch, model, out_dir, width)
     meta = {
         "version": 2,
         "geometry": {"channels": GEOMETRY_CHANNELS},
@@ -217,3 +166,154 @@ def train_finder(
     path.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
     log(f"wrote {path} ({path.stat().st_size / 1024:.0f} KiB)")
     return meta
+
+
+def fine_tune_finder(
+    out_dir: Path,
+    base: Path,
+    seed: int = 0,
+    scenes: int = 2000,
+    epochs: int = 4,
+    max_lr: float = 5e-4,
+    harsh_share: int = 2,
+    processes: int = 2,
+    log=print,
+) -> dict:
+    """Train the float finder ``base`` (a ``card_finder.onnx``) further on fresh scenes from
+    ``FINE_TUNE_SEED_BASE + seed * scenes`` (won piles among them, one in ``harsh_share`` harsh),
+    its batch norms held, and write it with its meta to ``out_dir``. Deterministic from the base
+    file and ``seed``.
+
+    >>> fine_tune_finder(Path("tuned"), Path("models/card_finder.onnx"), seed=1)  # doctest: +SKIP
+    """
+    import torch
+
+    meta_path = base.with_suffix(".json")
+    base_meta = json.loads(meta_path.read_text())
+    if "training" not in base_meta:
+        raise ValueError(f"{meta_path}: no 'training' field (not a meta `tweak train-finder` wrote)")
+    torch.manual_seed(seed)
+    torch.use_deterministic_algorithms(True)
+    torch.set_num_threads(processes)
+    started = time.perf_counter()
+    model = load_finder(torch, base)  # (before rendering: a file of another shape fails at once)
+    first = FINE_TUNE_SEED_BASE + seed * scenes
+    samples = _render(range(first, first + scenes), base_meta["input_width"], True, False, harsh_share, processes)
+    log(f"{scenes} scenes rendered in {time.perf_counter() - started:.0f} s; fine-tuning {base}...")
+    _fit(torch, model, samples, epochs, max_lr, seed, log, frozen_norms=True)
+    path = _export(torch, model, out_dir, base_meta["input_width"])
+    recipe = base_meta["training"]
+    tuned = {"seed": seed, "first_scene": first, "scenes": scenes, "harsh_share": harsh_share, "epochs": epochs}
+    tuned |= {"max_lr": max_lr, "seconds": round(time.perf_counter() - started)}
+    meta = {**base_meta, "training": {**recipe, "fine_tuned": [*recipe.get("fine_tuned", []), tuned]}}
+    path.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+    log(f"wrote {path} ({path.stat().st_size / 1024:.0f} KiB)")
+    return meta
+
+
+def load_finder(torch, path: Path):
+    """The float finder ONNX file at ``path`` as a PyTorch network of ``make_model``'s shape,
+    reading as the file does. Its convolutions carry their batch norms folded in, so each norm
+    here passes its input on plus the folded bias: train it with ``_fit(..., frozen_norms=True)``."""
+    import onnx
+    from onnx import numpy_helper
+
+    not_ours = ValueError(f"{path}: not a float card finder as `tweak train-finder` writes one")
+    try:
+        graph = onnx.load(str(path)).graph
+    except Exception as error:  # (protobuf's DecodeError and kin: not an ONNX file at all)
+        raise not_ours from error
+    weights = {t.name: np.array(numpy_helper.to_array(t)) for t in graph.initializer}
+    for node in graph.node:  # (the exporter names some shared tensors by Identity nodes)
+        if node.op_type == "Identity" and node.input[0] in weights:
+            weights[node.output[0]] = weights[node.input[0]]
+    try:
+        convs = [(weights[n.input[1]], weights[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
+    except (KeyError, IndexError) as error:
+        raise not_ours from error
+    model = make_model(torch)
+    layers = [m for m in model.modules() if isinstance(m, torch.nn.Conv2d)]
+    norms = [m for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    if [tuple(c.weight.shape) for c in layers] != [w.shape for w, _ in convs]:
+        raise not_ours
+    with torch.no_grad():
+        for k, (layer, (w, b)) in enumerate(zip(layers, convs)):
+            layer.weight.copy_(torch.from_numpy(w))
+            if k < len(norms):  # (a convolution followed by its norm, in the order both were made)
+                norms[k].weight.fill_(1.0)
+                norms[k].bias.copy_(torch.from_numpy(b))
+                norms[k].running_mean.zero_()
+                norms[k].running_var.fill_(1.0 - norms[k].eps)
+            else:  # the heads' own biases
+                layer.bias.copy_(torch.from_numpy(b))
+    return model.eval()
+
+
+def _render(seeds: range, width: int, piles: bool, foreign: bool, harsh_share: int, processes: int) -> list:
+    import multiprocessing
+
+    # (spawned, not forked: see dataset.build)
+    with multiprocessing.get_context("spawn").Pool(processes, initializer=cv2.setNumThreads, initargs=(1,)) as pool:
+        return pool.starmap(_sample, [(i, width, piles, foreign, harsh_share) for i in seeds], chunksize=8)
+
+
+def _fit(torch, model, samples: list, epochs: int, max_lr: float, seed: int, log, frozen_norms: bool = False) -> None:
+    """Train ``model`` on rendered ``samples`` in place: AdamW under a one-cycle rate peaking at
+    ``max_lr``, batches of one frame size. ``frozen_norms`` leaves the batch norms as they are."""
+    import torch.nn.functional as F
+
+    by_size: dict[tuple, list[int]] = {}
+    for i, sample in enumerate(samples):
+        by_size.setdefault(sample[0].shape, []).append(i)
+    opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=1e-4)
+    batch = 8
+    steps = epochs * sum((len(v) + batch - 1) // batch for v in by_size.values())
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps, pct_start=0.15)
+    gen = np.random.default_rng(seed)
+    pos_weight = torch.tensor(3.0)
+    for epoch in range(epochs):
+        model.train()
+        if frozen_norms:
+            for module in model.modules():
+                if isinstance(module, torch.nn.BatchNorm2d):
+                    module.eval()
+        batches = []
+        for idx in by_size.values():
+            order = gen.permutation(idx)
+            batches += [order[i : i + batch] for i in range(0, len(order), batch)]
+        gen.shuffle(batches)
+        total = 0.0
+        for b in batches:
+            x = torch.from_numpy(np.stack([samples[i][0] for i in b])).float().permute(0, 3, 1, 2) / 255.0
+            x = (x - 0.5) / 0.25
+            y = torch.from_numpy(np.stack([samples[i][1] for i in b])).float()[:, None]
+            w = torch.from_numpy(np.stack([samples[i][2] for i in b]))[:, None]
+            g = torch.from_numpy(np.stack([samples[i][3] for i in b])).float()
+            m = torch.from_numpy(np.stack([samples[i][4] for i in b])).float()[:, None]
+            logits, geometry = model(x)
+            loss = F.binary_cross_entropy_with_logits(logits, y, weight=w, pos_weight=pos_weight)
+            per_pixel = F.smooth_l1_loss(geometry, g, reduction="none", beta=0.1)
+            loss = loss + GEOMETRY_WEIGHT * (per_pixel * m).sum() / (m.sum() * GEOMETRY_CHANNELS).clamp(min=1.0)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(b)
+        log(f"epoch {epoch + 1}/{epochs}: loss {total / len(samples):.4f}")
+
+
+def _export(torch, model, out_dir: Path, width: int) -> Path:
+    model.eval()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "card_finder.onnx"
+    torch.onnx.export(
+        model,
+        (torch.zeros(1, 3, input_size(1280, 720, width)[1], width),),
+        str(path),
+        input_names=["frames"],
+        output_names=["inner", "geometry"],
+        dynamic_axes={"frames": {0: "batch", 2: "height", 3: "width"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    return path

@@ -291,14 +291,15 @@ def test_hard_cards_of_the_scanner_benchmark_are_found_and_read(frame: int, labe
 
 @pytest.mark.parametrize(
     ("frame", "label", "alone"),
-    [(83, "orange-3", "yellow-3"), (2_000_270, "purple-6", "red-6"), (4_000_216, "yellow-1", "yellow-3")],
+    [(186, "red-3", "orange-3"), (2_000_043, "yellow-4", "orange-4"), (4_000_216, "yellow-1", "yellow-3")],
 )
 def test_cards_the_first_network_misreads_are_read_right_with_the_second_opinion(
     frame: int, label: str, alone: str
 ) -> None:
     """Benchmark frames (seed 90,000,000 + frame) whose card the first network alone reads as another
-    (the commonest mistakes: orange as yellow, purple as red, a washed-out yellow 1 as a 3) and the
-    pair reads right."""
+    (the commonest mistakes: red as orange, yellow as orange, a washed-out yellow 1 as a 3) and the
+    pair reads right. (The first network fine-tuned on hard crops in session 16 reads the earlier
+    examples, an orange 3 as yellow and a purple 6 as red, right alone.)"""
     from scanner.classify import CardClassifier
     from scanner.pipeline import load_scanner
 

@@ -300,24 +300,38 @@ def test_tweak_train_defaults_are_the_shipped_classifiers_recipe() -> None:
     assert device == "cpu" or f"--device {device}" in card
 
 
-def test_tweak_fine_tune_defaults_are_the_shipped_networks_fine_tuning() -> None:
-    """Both shipped networks were fine-tuned once, each on its own fresh scenes, by ``tweak fine-tune``
-    with its defaults but for the second's seed (``--seed 1 --from/--out models/second_opinion``)."""
+def test_tweak_fine_tune_defaults_are_the_shipped_networks_last_fine_tuning() -> None:
+    """Both shipped networks were fine-tuned by ``tweak fine-tune``, each first on fresh scenes of its
+    own (``--seed 0`` / ``--seed 1 --from/--out models/second_opinion`` with the first round's
+    options); the first network then once more with hard-crop mining, which ``tweak fine-tune``'s
+    defaults repeat."""
     from companion.cli import build_parser
     from scanner.classify import SECOND_OPINION_MODEL
     from scanner.quantize import MODELS_DIR
     from scanner.train import FINE_TUNE_SEED_BASE, FINE_TUNE_STRIDE
 
     args = build_parser().parse_args(["fine-tune"])
-    rounds = []
-    for folder in (MODELS_DIR, SECOND_OPINION_MODEL.parent):
-        (tuned,) = json.loads((folder / "card_classifier.json").read_text())["training"]["fine_tuned"]
-        assert (tuned["scenes"], tuned["epochs"], tuned["max_lr"]) == (args.scenes, args.epochs, args.lr)
-        assert tuned["harsh_scenes"] == round(args.scenes * args.harsh_share)
-        assert tuned["first_scene"] == FINE_TUNE_SEED_BASE + tuned["seed"] * FINE_TUNE_STRIDE
-        rounds.append(tuned)
-    assert rounds[0]["seed"] == args.seed and rounds[1]["seed"] != rounds[0]["seed"]  # scenes of its own
-    assert "`tweak fine-tune --seed 0 --scenes 4000" in (MODELS_DIR / "MODEL_CARD.md").read_text()
+    first_rounds = json.loads((MODELS_DIR / "card_classifier.json").read_text())["training"]["fine_tuned"]
+    (second_round,) = json.loads((SECOND_OPINION_MODEL.parent / "card_classifier.json").read_text())["training"][
+        "fine_tuned"
+    ]
+    last = first_rounds[-1]
+    assert (last["seed"], last["scenes"], last["epochs"], last["max_lr"]) == (
+        args.seed,
+        args.scenes,
+        args.epochs,
+        args.lr,
+    )
+    assert last["harsh_scenes"] == round(args.scenes * args.harsh_share)
+    assert (last["hard_below"], last["hard_repeat"]) == (args.hard_below, args.hard_repeat) and last["hard"] > 0
+    same = ("scenes", "harsh_scenes", "epochs", "max_lr")
+    assert [first_rounds[0][k] for k in same] == [second_round[k] for k in same]
+    rounds = [*first_rounds, second_round]
+    assert all(r["first_scene"] == FINE_TUNE_SEED_BASE + r["seed"] * FINE_TUNE_STRIDE for r in rounds)
+    assert len({r["seed"] for r in rounds}) == len(rounds)  # each round on scenes of its own
+    card = (MODELS_DIR / "MODEL_CARD.md").read_text()
+    assert "`tweak fine-tune --seed 0 --scenes 4000" in card
+    assert f"`tweak fine-tune --seed {args.seed} --scenes {args.scenes}" in card and "--hard-repeat 4`" in card
 
 
 def test_the_second_opinion_is_the_same_recipe_from_another_seed() -> None:

@@ -15,7 +15,7 @@ import torch
 
 from scanner.classify import CardClassifier
 from scanner.dataset import build
-from scanner.train import make_model, smoothed_cross_entropy, train, training_crops
+from scanner.train import make_model, smoothed_cross_entropy, to_tensor, train, training_crops
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -172,6 +172,41 @@ def test_fine_tuning_trains_the_given_network_on_fresh_scenes(tmp_path, tiny_cro
     assert len(readings) == 5 and all(0 <= r.confidence <= 1 for r in readings)
 
 
+def test_fine_tuning_shows_the_crops_the_base_network_reads_badly_again(tmp_path, tiny_crops, monkeypatch):
+    """``hard_below``/``hard_repeat``: the crops the starting network gives under the bar to their
+    true label are found by reading them, and trained on ``hard_repeat`` times more; the meta says
+    how many there were. Without ``hard_repeat`` the fresh crops are trained on as they come."""
+    from scanner import train as train_module
+    from scanner.train import export, fine_tune, hard_crops, load_classifier
+
+    base_dir = tmp_path / "base"
+    torch.manual_seed(0)
+    export(torch, make_model(torch, head=16, width=0.5).eval(), base_dir)
+    base = base_dir / "card_classifier.onnx"
+    from scanner.quantize import MODELS_DIR
+
+    shipped = json.loads((MODELS_DIR / "card_classifier.json").read_text())
+    (base_dir / "card_classifier.json").write_text(json.dumps({**shipped, "training": {"seed": 7}}))
+    network = load_classifier(torch, base)
+    with torch.no_grad():
+        scores = torch.softmax(network(to_tensor(torch, tiny_crops[0]))[0], 1).numpy()
+    truth = scores[np.arange(len(scores)), tiny_crops[1]]
+    bar = float(np.median(truth))  # (an untrained network: about half its crops under the median)
+    hard = hard_crops(torch, network, tiny_crops, bar)
+    assert hard.tolist() == np.flatnonzero(truth < bar).tolist() and 0 < len(hard) < len(truth)
+
+    seen = []
+    monkeypatch.setattr(train_module, "fit", lambda torch, model, crops, *a, **k: seen.append(crops[1]))
+    meta = fine_tune(tmp_path / "mined", base, seed=2, scenes=4, crops=tiny_crops, hard_below=bar, hard_repeat=3)
+    (labels,) = seen
+    assert len(labels) == len(truth) + 3 * len(hard)
+    assert labels[len(truth) :].tolist() == np.tile(tiny_crops[1][hard], 3).tolist()
+    (tuned,) = meta["training"]["fine_tuned"]
+    assert (tuned["crops"], tuned["hard"], tuned["hard_repeat"], tuned["hard_below"]) == (len(truth), len(hard), 3, bar)
+    meta = fine_tune(tmp_path / "plain", base, seed=2, scenes=4, crops=tiny_crops)
+    assert len(seen[1]) == len(truth) and "hard" not in meta["training"]["fine_tuned"][0]
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
@@ -179,6 +214,8 @@ def test_fine_tuning_trains_the_given_network_on_fresh_scenes(tmp_path, tiny_cro
         (["--scenes", "60000"], "at most 100,000 scenes in all"),
         (["--lr", "0"], "--lr 0.0"),
         (["--epochs", "0"], "--epochs 0"),
+        (["--hard-below", "1.5"], "--hard-below 1.5: give a score from 0 to 1"),
+        (["--hard-repeat", "-1"], "--hard-repeat -1: give 0 or more"),
     ],
 )
 def test_tweak_fine_tune_refuses_a_bad_request_before_rendering(tmp_path, monkeypatch, capsys, options, message):
@@ -201,6 +238,13 @@ def test_the_model_card_tells_each_fine_tuning_round():
     text = fine_tuning(rounds)
     assert "`tweak fine-tune --seed 3 --scenes 4000 --harsh-share 1 --epochs 4 --lr 0.001`" in text
     assert "seed 5,300,000 (141000 crops)" in text and "900 s" in text
+    assert "hard" not in text
+    mined = {**one, "epochs": 3, "max_lr": 0.0005, "batch": 128, "seconds": 450}
+    mined |= {"hard_below": 0.8, "hard_repeat": 4, "hard": 1508}
+    text = fine_tuning({"fine_tuned": [rounds["fine_tuned"][0], mined]})
+    assert text.count("Then `tweak fine-tune") == 2
+    assert "--epochs 3 --lr 0.0005 --hard-below 0.8 --hard-repeat 4`" in text
+    assert "The 1508 crops the network\nit started from gave under 0.8 to their true label were shown 5 times" in text
 
 
 @pytest.mark.parametrize("model", ["card_finder.onnx", "not onnx"])
