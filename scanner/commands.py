@@ -68,26 +68,33 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fine_tuning_problems(args: argparse.Namespace, base: Path) -> list[tuple[bool, str]]:
+    """The checks `tweak fine-tune` and `tweak fine-tune-finder` share: (failed, message) each."""
+    return [
+        (not base.is_file(), f"--from {args.base}: no {base.name} (the float model) there"),
+        (
+            base.is_file() and not base.with_suffix(".json").is_file(),
+            f"--from {args.base}: no {base.with_suffix('.json').name} (its recipe) beside the model",
+        ),
+        (args.scenes < 1, f"--scenes {args.scenes}: give at least 1 scene"),
+        (args.epochs < 1, f"--epochs {args.epochs}: give at least 1"),
+        (not 0 < args.lr <= 0.01, f"--lr {args.lr}: give a peak learning rate over 0, at most 0.01"),
+        (args.seed < 0, f"--seed {args.seed}: give a seed of 0 or more"),
+    ]
+
+
 def _fine_tune(args: argparse.Namespace) -> int:
     from .train import FINE_TUNE_STRIDE
 
     base = Path(args.base) / "card_classifier.onnx"
     problems = [
-        (not base.is_file(), f"--from {args.base}: no card_classifier.onnx (the float model) there"),
-        (
-            base.is_file() and not base.with_suffix(".json").is_file(),
-            f"--from {args.base}: no card_classifier.json (its recipe) beside the model",
-        ),
-        (args.scenes < 1, f"--scenes {args.scenes}: give at least 1 scene"),
+        *_fine_tuning_problems(args, base),
         (not 0 <= args.harsh_share <= 4, f"--harsh-share {args.harsh_share}: give 0 to 4 harsh scenes a scene"),
         (
             args.scenes * (1 + args.harsh_share) > FINE_TUNE_STRIDE,
             f"--scenes {args.scenes} --harsh-share {args.harsh_share}: at most {FINE_TUNE_STRIDE:,} scenes in all "
             "(the next seed's scenes start there)",
         ),
-        (args.epochs < 1, f"--epochs {args.epochs}: give at least 1"),
-        (not 0 < args.lr <= 0.01, f"--lr {args.lr}: give a peak learning rate over 0, at most 0.01"),
-        (args.seed < 0, f"--seed {args.seed}: give a seed of 0 or more"),
         (not 0 <= args.hard_below <= 1, f"--hard-below {args.hard_below}: give a score from 0 to 1"),
         (args.hard_repeat < 0, f"--hard-repeat {args.hard_repeat}: give 0 or more"),
     ]
@@ -149,16 +156,8 @@ def _train_finder(args: argparse.Namespace) -> int:
 def _fine_tune_finder(args: argparse.Namespace) -> int:
     base = Path(args.base) / "card_finder.onnx"
     problems = [
-        (not base.is_file(), f"--from {args.base}: no card_finder.onnx (the float model) there"),
-        (
-            base.is_file() and not base.with_suffix(".json").is_file(),
-            f"--from {args.base}: no card_finder.json (its recipe) beside the model",
-        ),
-        (args.scenes < 1, f"--scenes {args.scenes}: give at least 1 scene"),
+        *_fine_tuning_problems(args, base),
         (args.harsh_share < 1, f"--harsh-share {args.harsh_share}: give N >= 1 (one in N harsh)"),
-        (args.epochs < 1, f"--epochs {args.epochs}: give at least 1"),
-        (not 0 < args.lr <= 0.01, f"--lr {args.lr}: give a peak learning rate over 0, at most 0.01"),
-        (args.seed < 0, f"--seed {args.seed}: give a seed of 0 or more"),
     ]
     for bad, message in problems:
         if bad:

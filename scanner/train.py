@@ -210,19 +210,13 @@ def _write_meta(meta: dict[str, Any], onnx_path: Path, started: float, log) -> d
     return meta
 
 
-def load_classifier(torch, path: Path):
-    """The float classifier ONNX file at ``path`` as a PyTorch network of ``make_model``'s shape,
-    reading as the file does. The file's convolutions carry their batch norms folded in, so each
-    norm here passes its input on plus the folded bias (mean 0, variance 1 - eps, scale 1): train
-    it with ``fit(..., frozen_norms=True)``.
-
-    >>> import torch
-    >>> net = load_classifier(torch, Path("models/card_classifier.onnx"))  # doctest: +SKIP
-    """
+def onnx_convolutions(path: Path, not_ours: ValueError) -> tuple[dict[str, np.ndarray], list]:
+    """The initializers of the ONNX file at ``path`` by name, and each convolution's (weight, bias)
+    in graph order; ``not_ours`` is raised for a file that is not ONNX or has a convolution
+    without both."""
     import onnx
     from onnx import numpy_helper
 
-    not_ours = ValueError(f"{path}: not a float card classifier as `tweak train` writes one")
     try:
         graph = onnx.load(str(path)).graph
     except Exception as error:  # (protobuf's DecodeError and kin: not an ONNX file at all)
@@ -234,7 +228,32 @@ def load_classifier(torch, path: Path):
         if node.op_type == "Identity" and node.input[0] in weights:
             weights[node.output[0]] = weights[node.input[0]]
     try:
-        convs = [(weights[n.input[1]], weights[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
+        return weights, [(weights[n.input[1]], weights[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
+    except (KeyError, IndexError) as error:
+        raise not_ours from error
+
+
+def hold_folded_norm(torch, norm, bias: np.ndarray) -> None:
+    """Make ``norm`` pass its input on plus ``bias``: the exporter folded the trained norm into the
+    convolution before it (mean 0, variance 1 - eps, scale 1; held while fine-tuning)."""
+    norm.weight.fill_(1.0)
+    norm.bias.copy_(torch.from_numpy(bias))
+    norm.running_mean.zero_()
+    norm.running_var.fill_(1.0 - norm.eps)
+
+
+def load_classifier(torch, path: Path):
+    """The float classifier ONNX file at ``path`` as a PyTorch network of ``make_model``'s shape,
+    reading as the file does. The file's convolutions carry their batch norms folded in, so each
+    norm here passes its input on plus the folded bias (mean 0, variance 1 - eps, scale 1): train
+    it with ``fit(..., frozen_norms=True)``.
+
+    >>> import torch
+    >>> net = load_classifier(torch, Path("models/card_classifier.onnx"))  # doctest: +SKIP
+    """
+    not_ours = ValueError(f"{path}: not a float card classifier as `tweak train` writes one")
+    weights, convs = onnx_convolutions(path, not_ours)
+    try:
         heads = {name: (weights[f"{name}.weight"], weights[f"{name}.bias"]) for name in ("classes", "orientation")}
         model = make_model(torch, head=convs[-1][0].shape[0], width=convs[0][0].shape[0] / 16)
     except (KeyError, IndexError) as error:  # (no convolutions, or no class scores)
@@ -247,10 +266,7 @@ def load_classifier(torch, path: Path):
     with torch.no_grad():
         for layer, norm, (w, b) in zip(layers, norms, convs):
             layer.weight.copy_(torch.from_numpy(w))
-            norm.weight.fill_(1.0)
-            norm.bias.copy_(torch.from_numpy(b))
-            norm.running_mean.zero_()
-            norm.running_var.fill_(1.0 - norm.eps)
+            hold_folded_norm(torch, norm, b)
         for name, (w, b) in heads.items():
             getattr(model, name).weight.copy_(torch.from_numpy(w))
             getattr(model, name).bias.copy_(torch.from_numpy(b))

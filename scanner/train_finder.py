@@ -215,22 +215,10 @@ def load_finder(torch, path: Path):
     """The float finder ONNX file at ``path`` as a PyTorch network of ``make_model``'s shape,
     reading as the file does. Its convolutions carry their batch norms folded in, so each norm
     here passes its input on plus the folded bias: train it with ``_fit(..., frozen_norms=True)``."""
-    import onnx
-    from onnx import numpy_helper
+    from .train import hold_folded_norm, onnx_convolutions
 
     not_ours = ValueError(f"{path}: not a float card finder as `tweak train-finder` writes one")
-    try:
-        graph = onnx.load(str(path)).graph
-    except Exception as error:  # (protobuf's DecodeError and kin: not an ONNX file at all)
-        raise not_ours from error
-    weights = {t.name: np.array(numpy_helper.to_array(t)) for t in graph.initializer}
-    for node in graph.node:  # (the exporter names some shared tensors by Identity nodes)
-        if node.op_type == "Identity" and node.input[0] in weights:
-            weights[node.output[0]] = weights[node.input[0]]
-    try:
-        convs = [(weights[n.input[1]], weights[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
-    except (KeyError, IndexError) as error:
-        raise not_ours from error
+    _, convs = onnx_convolutions(path, not_ours)
     model = make_model(torch)
     layers = [m for m in model.modules() if isinstance(m, torch.nn.Conv2d)]
     norms = [m for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)]
@@ -240,10 +228,7 @@ def load_finder(torch, path: Path):
         for k, (layer, (w, b)) in enumerate(zip(layers, convs)):
             layer.weight.copy_(torch.from_numpy(w))
             if k < len(norms):  # (a convolution followed by its norm, in the order both were made)
-                norms[k].weight.fill_(1.0)
-                norms[k].bias.copy_(torch.from_numpy(b))
-                norms[k].running_mean.zero_()
-                norms[k].running_var.fill_(1.0 - norms[k].eps)
+                hold_folded_norm(torch, norms[k], b)
             else:  # the heads' own biases
                 layer.bias.copy_(torch.from_numpy(b))
     return model.eval()
