@@ -352,11 +352,8 @@ def fine_tune(
 
 
 def hard_crops(torch, model, crops: tuple[np.ndarray, np.ndarray, np.ndarray], below: float) -> np.ndarray:
-    """The indices of ``crops`` that ``model`` gives under ``below`` to their true label.
-
-    >>> hard_crops(torch, model, crops, 0.8)  # doctest: +SKIP
-    array([  17,  230, ...])
-    """
+    """The indices of ``crops`` that ``model`` gives under ``below`` to their true label
+    (``hard_crops(torch, model, crops, 0.8)``: the ones it reads wrong or unsure)."""
     images, labels, _ = crops
     model.eval()
     truth = []

@@ -182,10 +182,8 @@ def fine_tune_finder(
     """Train the float finder ``base`` (a ``card_finder.onnx``) further on fresh scenes from
     ``FINE_TUNE_SEED_BASE + seed * scenes`` (won piles among them, one in ``harsh_share`` harsh),
     its batch norms held, and write it with its meta to ``out_dir``. Deterministic from the base
-    file and ``seed``.
-
-    >>> fine_tune_finder(Path("tuned"), Path("models/card_finder.onnx"), seed=1)  # doctest: +SKIP
-    """
+    file and ``seed``. ``fine_tune_finder(Path("tuned"), Path("models/card_finder.onnx"))`` is
+    ``tweak fine-tune-finder --out tuned`` without the quantizing."""
     import torch
 
     meta_path = base.with_suffix(".json")
