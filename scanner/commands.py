@@ -178,7 +178,7 @@ def _fine_tune_finder(args: argparse.Namespace) -> int:
             harsh_share=args.harsh_share,
             processes=args.processes,
         )
-    except (ValueError, json.JSONDecodeError) as error:  # read before any rendering
+    except ValueError as error:  # (a JSONDecodeError too) read before any rendering
         print(f"tweak fine-tune-finder: --from {args.base}: {error}", file=sys.stderr)
         return 2
     from .quantize import quantize_finder

@@ -187,14 +187,19 @@ def fine_tune_finder(
     import torch
 
     meta_path = base.with_suffix(".json")
-    base_meta = json.loads(meta_path.read_text())
-    if "training" not in base_meta:
-        raise ValueError(f"{meta_path}: no 'training' field (not a meta `tweak train-finder` wrote)")
+    try:
+        base_meta = json.loads(meta_path.read_text())
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{meta_path}: not JSON ({error})") from error
     torch.manual_seed(seed)
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(processes)
     started = time.perf_counter()
     model = load_finder(torch, base)  # (before rendering: a file of another shape fails at once)
+    missing = [f for f in ("training", "input_width") if f not in base_meta] if isinstance(base_meta, dict) else ["any"]
+    if missing:
+        fields = " or ".join(repr(f) for f in missing)
+        raise ValueError(f"{meta_path}: no {fields} field (not a meta `tweak train-finder` wrote)")
     first = FINE_TUNE_SEED_BASE + seed * scenes
     samples = _render(range(first, first + scenes), base_meta["input_width"], True, False, harsh_share, processes)
     log(f"{scenes} scenes rendered in {time.perf_counter() - started:.0f} s; fine-tuning {base}...")

@@ -111,3 +111,20 @@ def test_tweak_fine_tune_finder_names_a_file_that_is_not_a_finder(tmp_path):
     )
     assert result.returncode == 2 and "not a float card finder" in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(("recipe", "field"), [({"training": {}}, "'input_width'"), ([], "'any'"), ("{", "")])
+def test_tweak_fine_tune_finder_names_a_recipe_file_without_its_fields(tmp_path, recipe, field):
+    base = tmp_path / "base"
+    base.mkdir()
+    shutil.copy(FLOAT_FINDER, base / "card_finder.onnx")
+    (base / "card_finder.json").write_text(recipe if isinstance(recipe, str) else json.dumps(recipe))
+    result = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "fine-tune-finder", "--from", str(base), "--out", str(tmp_path / "o")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "card_finder.json" in result.stderr and field in result.stderr
+    assert not (tmp_path / "o").exists()
