@@ -457,7 +457,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--out", metavar="DIR", default=models, help="folder to write the fine-tuned classifier to")
     # the defaults are the shipped classifier's fine-tuning (models/card_classifier.json: fine_tuned)
-    p.add_argument("--seed", type=int, default=2, help="seed of the fresh scenes and of the training order")
+    p.add_argument("--seed", type=int, default=3, help="seed of the fresh scenes and of the training order")
     p.add_argument("--scenes", type=int, default=2000, help="fresh scenes in ordinary conditions")
     p.add_argument("--harsh-share", type=float, default=1.0, help="fresh scenes in the harshest conditions, a scene")
     p.add_argument("--epochs", type=int, default=3, help="passes over the fresh crops")

@@ -303,8 +303,8 @@ def test_tweak_train_defaults_are_the_shipped_classifiers_recipe() -> None:
 def test_tweak_fine_tune_defaults_are_the_shipped_networks_last_fine_tuning() -> None:
     """Both shipped networks were fine-tuned by ``tweak fine-tune``, each first on fresh scenes of its
     own (``--seed 0`` / ``--seed 1 --from/--out models/second_opinion`` with the first round's
-    options); the first network then once more with hard-crop mining, which ``tweak fine-tune``'s
-    defaults repeat."""
+    options); the first network then twice more with hard-crop mining (``--seed 2``, ``--seed 3``),
+    whose last round ``tweak fine-tune``'s defaults repeat."""
     from companion.cli import build_parser
     from scanner.classify import SECOND_OPINION_MODEL
     from scanner.quantize import MODELS_DIR
