@@ -28,6 +28,9 @@ HALF_TURN_BELOW = 0.7
 #: 0.95: 189, at 0.99, every crop read twice: 183, but 1.4-1.9 ms more a frame).
 SECOND_OPINION_BELOW = 0.9
 SECOND_OPINION_MODEL = MODELS_DIR / "second_opinion" / DEFAULT_MODEL.name
+#: The meta field (``{label: log-factor}``, written by ``tweak calibrate``: ``scanner/calibrate.py``)
+#: whose factors the combined reading's probabilities are multiplied by, then made to sum to 1 again.
+LABEL_BIAS = "label_bias"
 
 
 class ClassifierError(ValueError):
@@ -78,6 +81,7 @@ class CardClassifier:
             if (std == std[0]).all()
             else None
         )
+        self.label_bias = _label_bias(self.meta.get(LABEL_BIAS), self.labels, meta_path)
         self.session = _session(model, threads)
         self.outputs = {o.name for o in self.session.get_outputs()}
         self.path = model
@@ -118,7 +122,16 @@ class CardClassifier:
         probs, flipped = self._once(x)
         if turned:
             self._read_unsure_turned(x, probs, flipped)
+        self._correct_priors(probs)
         return probs, flipped
+
+    def _correct_priors(self, probs: np.ndarray) -> None:
+        """Applies, in place, the calibrated label bias (``LABEL_BIAS``) to combined readings: the
+        networks call some colours too often on hard crops (yellow: orange and washed-out cards under
+        warm light and glare read as yellow), and a prior fitted on fresh renders corrects that."""
+        if self.label_bias is not None:
+            probs *= self.label_bias
+            probs /= probs.sum(axis=1, keepdims=True)
 
     def _read_unsure_turned(self, x: np.ndarray, probs: np.ndarray, flipped: np.ndarray) -> None:
         """Averages in, in place, the reading of each unsure crop turned half a turn."""
@@ -160,12 +173,25 @@ class CardClassifier:
         probs, flipped = _softmax(logits), _softmax(orient)[:, 1]
         self._ask_second_opinion(x, probs, flipped)  # the same probabilities as ``classify`` gives
         self._read_unsure_turned(x, probs, flipped)
+        self._correct_priors(probs)
         return probs, flipped, emb
 
     def classify(self, crops: list[np.ndarray] | np.ndarray, turned: bool = True) -> list[Prediction]:
         probs, flipped = self.raw(crops, turned)
         best = probs.argmax(axis=1)
         return [Prediction(self.labels[b], float(p[b]), bool(f > 0.5), p) for b, p, f in zip(best, probs, flipped)]
+
+
+def _label_bias(bias: object, labels: list[str], meta_path: Path) -> np.ndarray | None:
+    """The factors (one a label, exp of the log-factors in ``bias``) of a meta's ``LABEL_BIAS``."""
+    if bias is None:
+        return None
+    if not isinstance(bias, dict) or not all(isinstance(v, int | float) for v in bias.values()):
+        raise ClassifierError(f"{meta_path}: {LABEL_BIAS!r} must map labels to numbers (log-factors)")
+    unknown = sorted(set(bias) - set(labels))
+    if unknown:
+        raise ClassifierError(f"{meta_path}: {LABEL_BIAS!r} names labels the model lacks: {', '.join(unknown)}")
+    return np.exp(np.array([float(bias.get(label, 0.0)) for label in labels], np.float32))
 
 
 def _session(model: Path, threads: int):

@@ -205,6 +205,44 @@ def _quantize(args: argparse.Namespace) -> int:
     return 0
 
 
+def _calibrate(args: argparse.Namespace) -> int:
+    import json
+
+    from .calibrate import calibrate, networks_seeds
+    from .classify import CardClassifier, ClassifierError
+
+    model = Path(args.model)
+    problems = [
+        (not model.is_file(), f"--model {args.model}: no such model file"),
+        (model.is_file() and not model.with_suffix(".json").is_file(), f"--model {args.model}: no meta beside it"),
+        (args.scenes < 1, f"--scenes {args.scenes}: give at least 1 scene"),
+        (not 0 <= args.harsh_share <= 4, f"--harsh-share {args.harsh_share}: give 0 to 4 harsh scenes a scene"),
+        (args.seed < 0, f"--seed {args.seed}: give a seed of 0 or more"),
+    ]
+    for bad, message in problems:
+        if bad:
+            print(f"tweak calibrate: {message}", file=sys.stderr)
+            return 2
+    try:
+        classifier = CardClassifier(model)
+        second = classifier.second_opinion
+        metas = [classifier.meta] + ([json.loads(second.with_suffix(".json").read_text())] if second else [])
+    except (ClassifierError, ValueError, KeyError) as error:
+        print(f"tweak calibrate: --model {args.model}: {error}", file=sys.stderr)
+        return 2
+    seen = set().union(*(networks_seeds(m) for m in metas))
+    if args.seed in seen:
+        print(
+            f"tweak calibrate: --seed {args.seed}: the networks were fine-tuned on that seed's scenes "
+            f"(seeds {sorted(seen)}); calibrate on scenes they have not seen",
+            file=sys.stderr,
+        )
+        return 2
+    calibrate(model, seed=args.seed, scenes=args.scenes, harsh_share=args.harsh_share, processes=args.processes)
+    print("now run `tweak evaluate --write` to measure it and update the model card")
+    return 0
+
+
 def _evaluate(args: argparse.Namespace) -> int:
     from .evaluate import evaluate
 
@@ -528,6 +566,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--frames", type=int, default=quantize.FINDER_FRAMES, help="calibration frames (finder)")
     p.add_argument("--scenes", type=int, default=quantize.CLASSIFIER_SCENES, help="calibration scenes (classifier)")
     p.set_defaults(run=_quantize)
+
+    p = sub.add_parser("calibrate", help="fit the classifier's label priors on fresh renders (scanner/calibrate.py)")
+    p.add_argument("--model", default=str(quantize.MODELS_DIR / "card_classifier.int8.onnx"))
+    # the defaults are the shipped calibration's (models/card_classifier.int8.json: calibration)
+    p.add_argument("--seed", type=int, default=4, help="fine-tuning seed whose fresh scenes to render")
+    p.add_argument("--scenes", type=int, default=2000, help="scenes in ordinary conditions")
+    p.add_argument("--harsh-share", type=float, default=1.0, help="scenes in the harshest conditions, a scene")
+    p.add_argument("--processes", type=int, default=2)
+    p.set_defaults(run=_calibrate)
 
     p = sub.add_parser("evaluate", help="measure the card classifier on held-out renders")
     p.add_argument("--model", default=str(quantize.MODELS_DIR / "card_classifier.int8.onnx"))

@@ -184,6 +184,31 @@ def fine_tuning(training: dict[str, Any]) -> str:
     return "".join(f"\n\n{line}" for line in lines)
 
 
+def label_priors(meta: dict[str, Any]) -> str:
+    """The model card's account of the label priors ``tweak calibrate`` fitted (none: nothing)."""
+    c = meta.get("calibration")
+    if not c:
+        return ""
+    kept = ", ".join(f"{colour} {bias:+g}" for colour, bias in c["colours"].items()) or "none kept"
+    command = (
+        f"tweak calibrate --seed {c['seed']} --scenes {c['scenes']} --harsh-share {c['harsh_scenes'] / c['scenes']:g}"
+    )
+    scenes = f"{c['scenes']} plus {c['harsh_scenes']} harsh scenes from seed {c['first_scene']:,} ({c['crops']} crops"
+    return f"""
+
+## Label priors
+
+`{command}` read the crops of
+{scenes}; scenes no shipped network was
+trained on) as the scanner reads them and fitted one log-prior a colour, added to its six labels
+(`scanner/calibrate.py`), kept only where one fitted on either half of the crops lowers the
+errors on the other half: {kept} ({c["errors_before"]} -> {c["errors_after"]} crops read wrong). The
+networks call yellow too often on hard crops (orange and washed-out cards under warm light and
+glare). The scanner multiplies every combined reading by these priors (`label_bias` in this
+model's meta); the metrics below include them. A retrained or re-quantized model needs
+`tweak calibrate` again."""
+
+
 def model_card(meta: dict[str, Any], float_meta: dict[str, Any] | None = None) -> str:
     """The classifier's model card; ``float_meta``: the trained float model's metadata, when
     ``meta`` is its 8-bit version's (the one the scanner runs)."""
@@ -237,6 +262,7 @@ two readings are averaged: two networks
 trained apart seldom make the same mistake on a hard crop. The metrics below are the pair's; the
 first network alone on the same sets: harsh {alone["harsh"]:.4f}, warm {alone["warm"]:.4f}, cool
 {alone["cool"]:.4f}, heldout style {alone["heldout_style"]:.4f}."""
+    runtime += label_priors(meta)
     rows = "\n".join(f"| {k} | {v:.3f} |" for k, v in m["per_class"].items())
     conf = (
         "\n".join(f"| {c['true']} | {c['predicted']} | {c['count']} |" for c in m["top_confusions"]) or "| - | - | - |"

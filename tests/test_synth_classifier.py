@@ -104,10 +104,21 @@ def test_classifier_tells_upside_down_cards(classifier):
     assert sum(p.upside_down for p in down) >= 0.9 * len(cards)
 
 
-def test_an_unsure_crop_is_read_turned_too_and_a_sure_one_once(classifier):
+@pytest.fixture(scope="module")
+def uncalibrated():
+    """The shipped pair without its label priors (``LABEL_BIAS``: tests/test_calibrate.py), which
+    it applies after combining its readings."""
+    classifier = CardClassifier()
+    classifier.label_bias = None
+    return classifier
+
+
+def test_an_unsure_crop_is_read_turned_too_and_a_sure_one_once(uncalibrated):
     """An unsure crop's reading is the mean of its own and its half-turned view's (HALF_TURN_BELOW);
     the turned view is upside down exactly when the crop is upright."""
     from scanner.classify import HALF_TURN_BELOW
+
+    classifier = uncalibrated
 
     crops = []
     for seed in range(60_000_000, 60_000_040):
@@ -123,13 +134,16 @@ def test_an_unsure_crop_is_read_turned_too_and_a_sure_one_once(classifier):
     assert np.allclose(flipped_both[unsure], (flipped_once[unsure] + 1 - flipped_turned[unsure]) / 2, atol=1e-6)
 
 
-def test_an_unsure_crop_gets_the_second_networks_opinion_and_a_sure_one_does_not(classifier):
+def test_an_unsure_crop_gets_the_second_networks_opinion_and_a_sure_one_does_not(uncalibrated):
     """The shipped classifier reads with two networks (the same recipe from two seeds): the second
     reads only the crops the first reads under SECOND_OPINION_BELOW, and its reading is averaged in."""
     from scanner.classify import DEFAULT_MODEL, SECOND_OPINION_BELOW, SECOND_OPINION_MODEL
 
+    classifier = uncalibrated
+
     assert classifier.second_opinion == SECOND_OPINION_MODEL and SECOND_OPINION_MODEL.exists()
     first = CardClassifier(DEFAULT_MODEL, second_opinion=None)
+    first.label_bias = None  # (as ``uncalibrated``'s)
     second = CardClassifier(SECOND_OPINION_MODEL, second_opinion=None)
     assert first.second_opinion is None and CardClassifier(SECOND_OPINION_MODEL).second_opinion is None
     crops = []
