@@ -43,10 +43,8 @@ def _train(args: argparse.Namespace) -> int:
         from .train import _require_torch
 
         problems.append((not _require_torch().cuda.is_available(), "--device cuda: PyTorch sees no CUDA GPU here"))
-    for bad, message in problems:
-        if bad:
-            print(f"tweak train: {message}", file=sys.stderr)
-            return 2
+    if _refused("train", problems):
+        return 2
     train(
         Path(args.out),
         seed=args.seed,
@@ -66,6 +64,15 @@ def _train(args: argparse.Namespace) -> int:
     print(f"wrote {quantize_classifier(Path(args.out))} (8-bit, the one the scanner runs)")
     print("now run `tweak evaluate --write` to measure it and update the model card")
     return 0
+
+
+def _refused(command: str, problems: list[tuple[bool, str]]) -> bool:
+    """Whether any of a command's checks (failed, message) failed; the first one's message is printed."""
+    for bad, message in problems:
+        if bad:
+            print(f"tweak {command}: {message}", file=sys.stderr)
+            return True
+    return False
 
 
 def _fine_tuning_problems(args: argparse.Namespace, base: Path) -> list[tuple[bool, str]]:
@@ -98,10 +105,8 @@ def _fine_tune(args: argparse.Namespace) -> int:
         (not 0 <= args.hard_below <= 1, f"--hard-below {args.hard_below}: give a score from 0 to 1"),
         (args.hard_repeat < 0, f"--hard-repeat {args.hard_repeat}: give 0 or more"),
     ]
-    for bad, message in problems:
-        if bad:
-            print(f"tweak fine-tune: {message}", file=sys.stderr)
-            return 2
+    if _refused("fine-tune", problems):
+        return 2
     from .train import fine_tune
 
     try:
@@ -159,10 +164,8 @@ def _fine_tune_finder(args: argparse.Namespace) -> int:
         *_fine_tuning_problems(args, base),
         (args.harsh_share < 1, f"--harsh-share {args.harsh_share}: give N >= 1 (one in N harsh)"),
     ]
-    for bad, message in problems:
-        if bad:
-            print(f"tweak fine-tune-finder: {message}", file=sys.stderr)
-            return 2
+    if _refused("fine-tune-finder", problems):
+        return 2
     from .train import _require_torch
     from .train_finder import fine_tune_finder
 
@@ -219,10 +222,8 @@ def _calibrate(args: argparse.Namespace) -> int:
         (not 0 <= args.harsh_share <= 4, f"--harsh-share {args.harsh_share}: give 0 to 4 harsh scenes a scene"),
         (args.seed < 0, f"--seed {args.seed}: give a seed of 0 or more"),
     ]
-    for bad, message in problems:
-        if bad:
-            print(f"tweak calibrate: {message}", file=sys.stderr)
-            return 2
+    if _refused("calibrate", problems):
+        return 2
     try:
         classifier = CardClassifier(model)
         second = classifier.second_opinion
