@@ -108,18 +108,15 @@ def calibrate(
         )
     images, labels = crops[0], crops[1]
     log(f"reading {len(labels)} crops with {model} ...")
-    probs = (
-        np.concatenate([classifier.raw(list(images[i : i + 256]))[0] for i in range(0, len(images), 256)])
-        if len(images)
-        else np.zeros((0, len(classifier.labels)), np.float32)
+    probs = np.concatenate(
+        [classifier.raw(list(images[i : i + 256]))[0] for i in range(0, len(images), 256)]
+        or [np.zeros((0, len(classifier.labels)), np.float32)]
     )
     bias = colour_bias(probs, labels, classifier.labels)
     per_label = {label: bias[c] for c in bias for label in classifier.labels if label.startswith(f"{c}-")}
-    shifted = np.log(np.maximum(probs, 1e-7))
-    for label, value in per_label.items():
-        shifted[:, classifier.labels.index(label)] += value
-    before = int((probs.argmax(axis=1) != labels).sum()) if len(labels) else 0
-    after = int((shifted.argmax(axis=1) != labels).sum()) if len(labels) else 0
+    shifted = np.log(np.maximum(probs, 1e-7)) + [per_label.get(label, 0.0) for label in classifier.labels]
+    before = int((probs.argmax(axis=1) != labels).sum())
+    after = int((shifted.argmax(axis=1) != labels).sum())
     meta[LABEL_BIAS] = per_label
     meta["calibration"] = {
         "seed": seed,

@@ -355,12 +355,11 @@ class Scanner:
                 min(first + SECOND_LOOK_GAIN, max(first, RECHECK_BELOW)), best[i][1].confidence if i in best else 0.0
             )
             if _accepted(pred) and pred.confidence > bar:
-                if _relabels_sure(predictions[i], pred) and not _fits_edges_better(gray, quad, detections[i].corners):
-                    continue
-                if pred.label != predictions[i].label and _edge_fit(gray, quad) < RELABEL_FIT_FLOOR * _edge_fit(
-                    gray, detections[i].corners
-                ):
-                    continue
+                if pred.label != predictions[i].label:  # (each outline's edge fit computed once)
+                    fit, first_fit = _edge_fit(gray, quad), _edge_fit(gray, detections[i].corners)
+                    worse = fit <= first_fit  # (not ``_fits_edges_better``)
+                    if (_relabels_sure(predictions[i], pred) and worse) or fit < RELABEL_FIT_FLOOR * first_fit:
+                        continue
                 best[i] = (quad, pred)
             elif (
                 _accepted(pred)
