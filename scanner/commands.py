@@ -335,25 +335,28 @@ def _score(args: argparse.Namespace) -> int:
 def _enrol(args: argparse.Namespace) -> int:
     from .classify import ClassifierError
     from .pipeline import load_scanner
-    from .profile import ProfileError, enrol_folder
+    from .profile import ProfileError, enrol_folder, progress_bar
     from .segment import FinderError
 
     try:
         scanner = load_scanner(detector=args.detector)
-        report = enrol_folder(Path(args.folder), scanner, deck=args.deck or Path(args.folder).name)
+        report = enrol_folder(
+            Path(args.folder), scanner, deck=args.deck or Path(args.folder).name, progress=progress_bar
+        )
     except (ProfileError, FileNotFoundError, FinderError, ClassifierError) as err:
         print(f"tweak enrol: {err}", file=sys.stderr)
         return 2
     for problem in report.refused:
         print(f"tweak enrol: skipped {problem}", file=sys.stderr)
     profile = report.profile
-    if not profile.prototypes:
+    if profile is None:
         print("tweak enrol: no usable photo: nothing to save", file=sys.stderr)
         return 1
     profile.save(Path(args.profile))
     missing = profile.missing
     print(
-        f"wrote {args.profile}: {len(profile.prototypes)} labels from {report.used} photos in {report.seconds:.1f} s"
+        f"wrote {args.profile}: {len(profile.enrolled)} labels from {report.used} photos in {report.seconds:.1f} s"
+        + (f", card aspect {profile.aspect:.2f}" if profile.aspect else "")
         + (
             f"; {len(missing)} labels without photos use the shipped model ({', '.join(missing[:6])}"
             + (", ..." if len(missing) > 6 else "")

@@ -1,30 +1,31 @@
-"""Deck profiles (``tweak enrol``): recognition adapted to a physical deck, without PyTorch.
+"""Deck profiles (``tweak enrol``): recognition learned from the user's own deck, without PyTorch.
 
-A few photos of each card of the user's deck are cropped by the scanner's own detector and run
-through the shipped ONNX classifier; the *embeddings* (the features its scores are computed from)
-of each label are averaged into prototypes, upright and turned half round. At scan time a crop's
-embedding is compared with the prototypes (cosine similarity): each enrolled label loses
-``weight x`` (best similarity - its similarity) from the classifier's log-probability, so a label
-looks the way this deck prints it. Labels with no photos, and "not a card", are left to the shipped
-model.
+One photo of each card of the user's deck (fewer for a partly enrolled deck), taken anywhere on the
+table, is enough: the card is cut out as the dominant card-shaped outline of the photo, and the
+deck's look is *learned* (``scanner.adapt``): many crops of each card as the camera would see it on
+a table train a linear discriminant over art-independent features, with card parts and table as
+"not a card". At scan time the profile reads each crop; labels without photos are left to the
+shipped model. The card's aspect ratio is measured from the photos too.
 
-Profile file (JSON, ``"tweak_profile": 1``)::
+Profile file (JSON, ``"tweak_profile": 2``)::
 
-    {"tweak_profile": 1,
-     "model": {"version": 4, "sha256": "<of models/card_classifier.onnx>"},
-     "deck": "my deck", "created": "2026-11-30T10:00:00Z",
-     "weight": 10.0, "typical_similarity": 0.93,
-     "labels": {"red-5": {"photos": 3, "upright": [96 floats], "turned": [96 floats]}, ...},
-     "missing": ["tweak-bomb", ...]}
+    {"tweak_profile": 2,
+     "model": {"version": 4, "sha256": "<of models/card_classifier.int8.onnx>"},
+     "deck": "my deck", "created": "2026-12-01T10:00:00Z", "aspect": 1.397,
+     "photos": {"red-5": 1, ...}, "missing": ["tweak-bomb", ...], "problems": [...],
+     "reader": {"classes": ["red-5", "red-5/turned", ..., "none"], "dims": [D, K],
+                "mean": "<base64 float32>", "projection": "...", "centroids": "...", "reach": 12.3}}
 
-A profile made with another model (another version or other weights) is refused: its embeddings
-would not mean the same thing.
+A profile made with another model (another version or other weights) is refused: the network's
+embedding is one of the reader's features.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,11 +33,13 @@ from typing import Any
 
 import numpy as np
 
+from .adapt import SETTINGS, LinearDiscriminant, crop_features, fit_lda
 from .labels import LABELS
 
-PROFILE_VERSION = 1
-WEIGHT = 10.0  # how much a prototype match counts against the model's own log-probabilities
+PROFILE_VERSION = 2
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+TURNED = "/turned"
+NONE = "none"
 
 
 class ProfileError(Exception):
@@ -51,17 +54,21 @@ def model_fingerprint(path: Path) -> str:
 class DeckProfile:
     model_version: int
     model_sha256: str
-    prototypes: dict[str, np.ndarray]  # label -> 2 x D (upright, turned), L2-normalised rows
-    photos: dict[str, int]
-    typical_similarity: float
-    weight: float = WEIGHT
+    reader: LinearDiscriminant
+    classes: list[str]  # the reader's classes: "<label>", "<label>/turned", "none"
+    photos: dict[str, int]  # label -> enrolment photos used
+    aspect: float | None = None  # the deck's long / short side, measured on the photos
     deck: str = ""
     created: str = ""
     problems: list[str] = field(default_factory=list)  # photos refused at enrolment, by name
 
     @property
+    def enrolled(self) -> list[str]:
+        return [label for label in LABELS if label in self.photos]
+
+    @property
     def missing(self) -> list[str]:
-        return [label for label in LABELS if label not in self.prototypes]
+        return [label for label in LABELS if label not in self.photos]
 
     def check_model(self, classifier: Any) -> None:
         sha = model_fingerprint(classifier.path)
@@ -72,65 +79,88 @@ class DeckProfile:
                 "enrol the deck again (tweak enrol)"
             )
 
-    def classify(self, classifier: Any, crops: list[np.ndarray]) -> list[Any]:
-        """The classifier's predictions, with each enrolled label scored also by how much the
-        crop looks like this deck's photos of it."""
-        from .classify import Prediction
-
+    def probabilities(self, classifier: Any, crops: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """Probabilities over ``classifier.labels`` and upside-down probabilities: the deck's reader
+        for its enrolled labels and "not a card"; the shipped model for labels without photos. A
+        crop unlike anything of the deck (farther than ``outlier_factor`` x the training crops' own
+        reach) is read with the shipped model's opinion mixed in, so it is never read surely."""
         probs, flipped, emb = classifier.run(crops)
         if len(crops) == 0:
-            return []
+            return probs, flipped
         labels = classifier.labels
-        index = {label: i for i, label in enumerate(labels)}
-        enrolled = [label for label in labels if label in self.prototypes]
-        protos = np.stack([self.prototypes[label] for label in enrolled])  # L x 2 x D
-        sims = np.einsum("nd,lkd->nlk", emb, protos)  # N x L x 2
-        best_sim = sims.max(axis=2)  # N x L
-        turned = sims.argmax(axis=2)  # N x L: 1 when the turned prototype fits better
-        logp = np.log(np.maximum(probs, 1e-12))
-        # an enrolled label is pushed down by how much worse it matches than the best one; labels
-        # without photos (and "not a card") are left to the model, neither pushed nor pulled
-        top = best_sim.max(axis=1, keepdims=True)
-        bonus = np.repeat(top, logp.shape[1], axis=1)
-        columns = [index[label] for label in enrolled]
-        bonus[:, columns] = best_sim
-        scores = logp + self.weight * (bonus - top)
-        scores -= scores.max(axis=1, keepdims=True)
-        post = np.exp(scores)
-        post /= post.sum(axis=1, keepdims=True)
-        out = []
-        for n in range(len(crops)):
-            b = int(post[n].argmax())
-            upside = bool(flipped[n] > 0.5)
-            label = labels[b]
-            if label in self.prototypes and float(np.ptp(sims[n, enrolled.index(label)])) > 0.05:
-                upside = bool(turned[n, enrolled.index(label)])  # the deck's own look says which way up
-            out.append(Prediction(label, float(post[n, b]), upside, post[n]))
-        return out
+        column = {label: i for i, label in enumerate(labels)}
+        dist = self.reader.distances(crop_features(crops, emb, np.log(np.maximum(probs, 1e-12))))
+        logits = -0.5 * dist
+        logits -= logits.max(axis=1, keepdims=True)
+        q = np.exp(logits)
+        q /= q.sum(axis=1, keepdims=True)
+        own = np.zeros_like(probs)
+        up = np.zeros_like(probs)
+        for k, name in enumerate(self.classes):
+            label = name.removesuffix(TURNED)
+            own[:, column[label]] += q[:, k]
+            if not name.endswith(TURNED):
+                up[:, column[label]] += q[:, k]
+        enrolled = np.zeros(len(labels), bool)
+        enrolled[[column[c.removesuffix(TURNED)] for c in self.classes]] = True
+        # labels without photos keep the model's probability; the deck's reader shares the rest
+        rest = probs[:, ~enrolled].sum(axis=1, keepdims=True)
+        mixed = np.where(enrolled, own * (1 - rest), probs)
+        limit = SETTINGS.outlier_factor * self.reader.reach
+        trust = np.clip(limit / np.maximum(dist.min(axis=1), 1e-9), 0, 1)[:, None]
+        out = trust * mixed + (1 - trust) * probs
+        out /= out.sum(axis=1, keepdims=True)
+        best = out.argmax(axis=1)
+        rows = np.arange(len(crops))
+        # the deck's own look says which way up, where it knows the label
+        said = np.where(own[rows, best] > 0, 1 - up[rows, best] / np.maximum(own[rows, best], 1e-12), flipped)
+        return out.astype(np.float32), said.astype(np.float32)
+
+    def classify(self, classifier: Any, crops: list[np.ndarray]) -> list[Any]:
+        """Predictions as ``CardClassifier.classify`` gives them, read with this deck's look."""
+        from .classify import Prediction
+
+        probs, flipped = self.probabilities(classifier, crops)
+        labels = classifier.labels
+        return [
+            Prediction(labels[b], float(p[b]), bool(f > 0.5), p)
+            for b, p, f in zip(probs.argmax(axis=1), probs, flipped)
+        ]
 
     def as_json(self) -> dict[str, Any]:
+        r = self.reader
         return {
             "tweak_profile": PROFILE_VERSION,
             "model": {"version": self.model_version, "sha256": self.model_sha256},
             "deck": self.deck,
             "created": self.created,
-            "weight": self.weight,
-            "typical_similarity": round(self.typical_similarity, 5),
-            "labels": {
-                label: {
-                    "photos": self.photos[label],
-                    "upright": [round(float(v), 6) for v in self.prototypes[label][0]],
-                    "turned": [round(float(v), 6) for v in self.prototypes[label][1]],
-                }
-                for label in LABELS
-                if label in self.prototypes
-            },
+            "aspect": None if self.aspect is None else round(self.aspect, 4),
+            "photos": {label: self.photos[label] for label in self.enrolled},
             "missing": self.missing,
             "problems": self.problems,
+            "reader": {
+                "classes": self.classes,
+                "dims": list(r.projection.shape),
+                "mean": _pack(r.mean),
+                "projection": _pack(r.projection),
+                "centroids": _pack(r.centroids),
+                "reach": r.reach,
+            },
         }
 
     def save(self, path: Path) -> None:
         Path(path).write_text(json.dumps(self.as_json()) + "\n", encoding="utf-8")
+
+
+def _pack(a: np.ndarray) -> str:
+    return base64.b64encode(np.ascontiguousarray(a, "<f4").tobytes()).decode("ascii")
+
+
+def _unpack(text: str, shape: tuple[int, ...], what: str) -> np.ndarray:
+    raw = base64.b64decode(text.encode("ascii"), validate=True)
+    if len(raw) != 4 * int(np.prod(shape)):
+        raise ValueError(f"'reader.{what}' holds {len(raw) // 4} numbers, {int(np.prod(shape))} expected")
+    return np.frombuffer(raw, "<f4").reshape(shape).copy()
 
 
 def load_profile(path: Path, classifier: Any = None) -> DeckProfile:
@@ -145,26 +175,34 @@ def load_profile(path: Path, classifier: Any = None) -> DeckProfile:
         raise ProfileError(f"{path}: not a deck profile (no 'tweak_profile' field)")
     if data["tweak_profile"] != PROFILE_VERSION:
         raise ProfileError(
-            f"{path}: profile format {data['tweak_profile']!r}, this version reads format {PROFILE_VERSION}"
+            f"{path}: profile format {data['tweak_profile']!r}, this version reads format {PROFILE_VERSION}: "
+            "enrol the deck again (tweak enrol)"
         )
     try:
-        model = data["model"]
-        prototypes, photos = {}, {}
-        for label, entry in data["labels"].items():
+        model, reader = data["model"], data["reader"]
+        classes = [str(c) for c in reader["classes"]]
+        for name in classes:
+            if name != NONE and name.removesuffix(TURNED) not in LABELS:
+                raise ProfileError(f"{path}: unknown class {name!r} in 'reader.classes'")
+        photos = {str(k): int(v) for k, v in data["photos"].items()}
+        for label in photos:
             if label not in LABELS:
-                raise ProfileError(f"{path}: unknown label {label!r} in 'labels'")
-            up, turned = np.asarray(entry["upright"], np.float32), np.asarray(entry["turned"], np.float32)
-            if up.shape != turned.shape or up.ndim != 1:
-                raise ProfileError(f"{path}: label {label!r}: 'upright' and 'turned' must be lists of the same length")
-            prototypes[label] = np.stack([up, turned])
-            photos[label] = int(entry["photos"])
+                raise ProfileError(f"{path}: unknown label {label!r} in 'photos'")
+        d, k = (int(v) for v in reader["dims"])
+        lda = LinearDiscriminant(
+            _unpack(reader["mean"], (d,), "mean"),
+            _unpack(reader["projection"], (d, k), "projection"),
+            _unpack(reader["centroids"], (len(classes), k), "centroids"),
+            float(reader["reach"]),
+        )
+        aspect = data.get("aspect")
         profile = DeckProfile(
             int(model["version"]),
             str(model["sha256"]),
-            prototypes,
+            lda,
+            classes,
             photos,
-            float(data["typical_similarity"]),
-            float(data.get("weight", WEIGHT)),
+            None if aspect is None else float(aspect),
             str(data.get("deck", "")),
             str(data.get("created", "")),
             list(data.get("problems", [])),
@@ -181,7 +219,7 @@ def load_profile(path: Path, classifier: Any = None) -> DeckProfile:
 
 @dataclass
 class EnrolReport:
-    profile: DeckProfile
+    profile: DeckProfile | None  # None: no photo was usable
     used: int
     refused: list[str]
     seconds: float
@@ -204,47 +242,73 @@ def photos_in(folder: Path) -> dict[str, list[Path]]:
     return out
 
 
-def enrol_crops(classifier: Any, crops_by_label: dict[str, list[np.ndarray]], deck: str = "") -> DeckProfile:
-    """Prototypes from card crops already cut out (upright or not: the turned copy covers both)."""
-    prototypes, photos, self_sims = {}, {}, []
-    for label, crops in crops_by_label.items():
-        if not crops:
-            continue
-        turned = [np.ascontiguousarray(c[::-1, ::-1]) for c in crops]
-        _, flipped, emb_a = classifier.run(crops)
-        _, _, emb_b = classifier.run(turned)
-        # put every photo the printed way up first (the classifier says which way up it is)
-        ups = np.where(flipped[:, None] > 0.5, emb_b, emb_a)
-        downs = np.where(flipped[:, None] > 0.5, emb_a, emb_b)
-        proto = np.stack([_unit(ups.mean(axis=0)), _unit(downs.mean(axis=0))])
-        prototypes[label] = proto
-        photos[label] = len(crops)
-        self_sims += list(ups @ proto[0])
-    typical = float(np.median(self_sims)) if self_sims else 0.9
+def enrol_cards(
+    classifier: Any,
+    cards_by_label: dict[str, list[np.ndarray]],
+    deck: str = "",
+    aspect: float | None = None,
+    progress: Any = None,
+) -> DeckProfile:
+    """Learn the deck from flat card images (``adapt.card_image``, either way up): each is put the
+    printed way up (the classifier's orientation), drawn on synthetic tables, cut out as the
+    scanner would, and the reader fitted on those crops (``scanner.adapt``). ``progress(done,
+    total)`` is called as crops are made."""
+    from .adapt import training_set
+
+    cards_by_label = {label: cards for label, cards in cards_by_label.items() if cards}
+    if not cards_by_label:
+        raise ProfileError("no card photo to learn from")
+    upright: dict[str, list[np.ndarray]] = {}
+    for label, cards in cards_by_label.items():
+        views = [_as_crop(card, classifier) for card in cards]
+        _, flipped, _ = classifier.run(views)
+        upright[label] = [np.ascontiguousarray(c[::-1, ::-1]) if f > 0.5 else c for c, f in zip(cards, flipped)]
+    enrolled = [label for label in LABELS if label in upright]
+    index = {label: i for i, label in enumerate(enrolled)}
+    classes = [name for label in enrolled for name in (label, label + TURNED)] + [NONE]
+    images, targets = training_set(
+        {label: upright[label] for label in enrolled}, index, len(classes) - 1, classifier.margin, progress=progress
+    )
+    features = []
+    for start in range(0, len(images), 256):
+        batch = images[start : start + 256]
+        probs, _, emb = classifier.run(batch)
+        features.append(crop_features(batch, emb, np.log(np.maximum(probs, 1e-12))))
+    reader = fit_lda(np.concatenate(features), targets, len(classes))
     return DeckProfile(
         classifier.version,
         model_fingerprint(classifier.path),
-        prototypes,
-        photos,
-        typical,
-        WEIGHT,
+        reader,
+        classes,
+        {label: len(upright[label]) for label in enrolled},
+        aspect,
         deck,
         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     )
 
 
-def enrol_folder(folder: Path, scanner: Any, deck: str = "", jitter: int = 3) -> EnrolReport:
-    """``tweak enrol``: find the one card in each photo with the scanner's detector, crop it (plus
-    ``jitter`` slightly shifted crops, so one photo is enough), and build the profile."""
+def _as_crop(card: np.ndarray, classifier: Any) -> np.ndarray:
+    """A flat card image as the classifier's crop (the card with its margin of surroundings)."""
     import cv2
 
-    from .crops import card_crop
+    h, w = card.shape[:2]
+    pad_y, pad_x = int(h * (classifier.margin - 1) / 2), int(w * (classifier.margin - 1) / 2)
+    padded = cv2.copyMakeBorder(card, pad_y, pad_y, pad_x, pad_x, cv2.BORDER_REPLICATE)
+    return cv2.resize(padded, classifier.size, interpolation=cv2.INTER_AREA)
+
+
+def enrol_folder(folder: Path, scanner: Any, deck: str = "", progress: Any = None) -> EnrolReport:
+    """``tweak enrol``: the one card of each photo (its dominant card-shaped outline,
+    ``single_card``), cropped, then the deck learned from the crops (``enrol_crops``)."""
+    import cv2
+
+    from .adapt import card_image
 
     started = time.perf_counter()
     by_label = photos_in(folder)
-    crops: dict[str, list[np.ndarray]] = {}
+    cards: dict[str, list[np.ndarray]] = {}
     refused: list[str] = []
-    rng = np.random.default_rng(0)
+    aspects: list[float] = []
     used = 0
     for label, paths in by_label.items():
         for path in paths:
@@ -252,43 +316,75 @@ def enrol_folder(folder: Path, scanner: Any, deck: str = "", jitter: int = 3) ->
             if frame is None:
                 refused.append(f"{path}: cannot be read as an image")
                 continue
-            found = scanner.finder.find(frame) if scanner.finder is not None else _classical(frame)
-            found = _drop_not_cards(found, frame, scanner.classifier)
-            if len(found) != 1:
-                what = "no card" if not found else f"{len(found)} cards"
-                refused.append(f"{path}: {what} found, a photo must show exactly one card")
+            corners, problem = single_card(frame, scanner.finder)
+            if corners is None:
+                refused.append(f"{path}: {problem}")
                 continue
-            corners = found[0].corners
-            side = float(np.linalg.norm(corners[1] - corners[0]))
-            pieces = [card_crop(frame, corners, scanner.classifier.margin)]
-            for _ in range(jitter):
-                shaken = corners + rng.normal(0, 0.03 * side, corners.shape).astype(np.float32)
-                pieces.append(card_crop(frame, shaken, scanner.classifier.margin))
-            crops.setdefault(label, []).extend(pieces)
+            cards.setdefault(label, []).append(card_image(frame, corners))
+            aspects.append(_aspect(corners))
             used += 1
-    profile = enrol_crops(scanner.classifier, crops, deck)
+    if not cards:
+        return EnrolReport(None, 0, refused, time.perf_counter() - started)
+    aspect = float(np.median(aspects))
+    profile = enrol_cards(scanner.classifier, cards, deck, aspect, progress)
     profile.problems = refused
     return EnrolReport(profile, used, refused, time.perf_counter() - started)
 
 
-def _drop_not_cards(found: list[Any], frame: np.ndarray, classifier: Any) -> list[Any]:
-    """Of several outlines in one photo, the ones the classifier reads as a card: a photo of one
-    card on the mat should not be refused for a marker or a shadow's edge the finder half-marks.
-    One outline is kept as it is, and all are when none reads as a card (an enrolled deck may look
-    unlike any the model knows; the photo is then refused as showing several)."""
-    if len(found) < 2:
-        return found
-    from .crops import card_crop
-
-    predictions = classifier.classify([card_crop(frame, f.corners, classifier.margin) for f in found])
-    return [f for f, p in zip(found, predictions) if p.is_card] or found
-
-
-def _classical(frame: np.ndarray) -> list[Any]:
+def single_card(frame: np.ndarray, finder: Any = None) -> tuple[np.ndarray | None, str]:
+    """The one card of an enrolment photo: the largest card-shaped outline, whatever is printed
+    inside it (a corner index, a numeral's box, a checked border found as smaller quads are its
+    parts). Returns (corners, "") or (None, what was seen)."""
     from .detect import detect_cards
+    from .metrics import quad_iou
 
-    return detect_cards(frame)
+    quads = [d.corners for d in detect_cards(frame, consistent=False)]
+    if finder is not None:
+        quads += [d.corners for d in finder.find(frame)]
+    if not quads:
+        return None, "no card-shaped outline found: photograph one card, whole, on a plain table"
+    areas = [_area(q) for q in quads]
+    order = np.argsort(areas)[::-1]
+    best = quads[order[0]]
+    others = [
+        quads[i]
+        for i in order[1:]
+        if areas[i] >= 0.5 * areas[order[0]] and quad_iou(quads[i], best) < 0.3 and _inside(best, quads[i]) < 0.5
+    ]
+    distinct: list[np.ndarray] = []
+    for q in others:  # the same second card found by both detectors counts once
+        if all(quad_iou(q, d) < 0.5 for d in distinct):
+            distinct.append(q)
+    if distinct:
+        return None, f"{1 + len(distinct)} cards found, a photo must show exactly one card"
+    return best, ""
 
 
-def _unit(v: np.ndarray) -> np.ndarray:
-    return (v / max(float(np.linalg.norm(v)), 1e-9)).astype(np.float32)
+def _area(quad: np.ndarray) -> float:
+    import cv2
+
+    return float(cv2.contourArea(np.asarray(quad, np.float32)))
+
+
+def _inside(outer: np.ndarray, inner: np.ndarray) -> float:
+    import cv2
+
+    inter, _ = cv2.intersectConvexConvex(np.asarray(outer, np.float32), np.asarray(inner, np.float32))
+    return float(inter) / max(_area(inner), 1e-6)
+
+
+def _aspect(corners: np.ndarray) -> float:
+    sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
+    long, short = (sides[1] + sides[3]) / 2, (sides[0] + sides[2]) / 2
+    return float(max(long, short) / max(min(long, short), 1e-6))
+
+
+def progress_bar(done: int, total: int, out: Any = None) -> None:
+    """A one-line progress bar on stderr for ``tweak enrol``."""
+    out = out or sys.stderr
+    width = 30
+    filled = int(width * done / max(total, 1))
+    out.write(f"\rlearning the deck [{'#' * filled}{'.' * (width - filled)}] {done}/{total} photos")
+    if done >= total:
+        out.write("\n")
+    out.flush()

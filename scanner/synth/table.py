@@ -21,6 +21,7 @@ import numpy as np
 
 from ..labels import BACKS, FACES, LABELS, TWEAK_FACES
 from .cards import CARD_MASK, CARD_MM, ArtStyle, random_style, render_card, render_foreign_card
+from .families import FamilyDeck
 
 FRAME_SIZES = ((1280, 720), (1600, 900), (1920, 1080))
 SURFACES = ("wood", "felt", "cloth", "checked", "mat", "dark")
@@ -441,7 +442,7 @@ class RenderedTable:
 def render_table(
     seed: int,
     harsh: bool = False,
-    style: ArtStyle | None = None,
+    style: ArtStyle | FamilyDeck | None = None,
     heldout_style: bool = False,
     uniform_labels: bool = False,
     n_centre: int | None = None,
@@ -462,9 +463,10 @@ def render_table(
 
 
 def draw_scene(
-    scene: Scene, cond: Conditions, style: ArtStyle, rng: random.Random, seed: int, foreign: bool = False
+    scene: Scene, cond: Conditions, style: ArtStyle | FamilyDeck, rng: random.Random, seed: int, foreign: bool = False
 ) -> RenderedTable:
-    """Photograph ``scene``: camera, surface, cards, hand, lens and light, from ``rng``."""
+    """Photograph ``scene``: camera, surface, cards, hand, lens and light, from ``rng``. ``style``:
+    a training style or a deck of another art family (``families.FamilyDeck``)."""
     hom = _camera(scene, cond, rng)
     size = (cond.width, cond.height)
     # the surface, drawn at 1 px/mm over a margin around the table, then seen by the camera
@@ -484,7 +486,12 @@ def draw_scene(
     for index, placed in enumerate(scene.cards):
         quad = _project(hom, placed.corners_mm())
         _shadow_under(frame, quad, light_dir, 0.35)
-        art = render_foreign_card(rng) if foreign else render_card(placed.label, style, rng)
+        if foreign:
+            art = render_foreign_card(rng)
+        elif hasattr(style, "render"):  # a deck of another art family, or the user's own
+            art = style.render(placed.label, rng)
+        else:
+            art = render_card(placed.label, style, rng)
         _paste(frame, art, quad, owner, index)  # a card on top hides what is under it
         records.append(
             {
@@ -545,7 +552,8 @@ def draw_scene(
         "target": scene.target,
         "players": scene.players,
         "conditions": asdict(cond),
-        "style": {"font": style.font, "layout": style.layout, "heldout": style.heldout},
+        "style": {"font": style.font, "layout": style.layout, "heldout": style.heldout}
+        | ({"family": style.family, "deck": style.seed} if isinstance(style, FamilyDeck) else {}),
         "cards": cards,
         "coins": coins,
         "homography": hom.tolist(),  # table millimetres -> image pixels (before the lens distortion)

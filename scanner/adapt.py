@@ -1,0 +1,322 @@
+"""Learning the user's deck from its enrolment photos (``tweak enrol``), without PyTorch.
+
+The shipped networks know the art this project renders; a user's deck is printed in art nobody
+here has seen. Enrolment therefore *learns* the deck: every enrolment crop is turned into many
+training crops as the camera would see that card on a table (perspective and outline error, scale,
+light, colour cast, blur, noise, glare, JPEG), and a linear discriminant (LDA with shrinkage) is
+fitted on art-independent features of them (a gradient histogram, a colour layout, and the shipped
+network's embedding). Parts of cards and bits of table cut from the same photos make a "none"
+class, so a corner index or the table is not read as a card. Seconds to a minute on a laptop's CPU;
+the result is a few hundred kilobytes of numbers stored in the deck profile.
+
+>>> rng = np.random.default_rng(0)
+>>> x = np.concatenate([rng.normal(0, 1, (40, 5)), rng.normal(5, 1, (40, 5))])
+>>> lda = fit_lda(x, np.array([0] * 40 + [1] * 40), 2)
+>>> int((lda.posteriors(x).argmax(axis=1) == np.array([0] * 40 + [1] * 40)).sum())
+80
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+
+@dataclass(frozen=True)
+class AdaptSettings:
+    """Every number of deck learning, one line each."""
+
+    copies: int = 40  # training crops of each label, cut from synthetic tables
+    harsh_share: float = 0.5  # share of those tables in harsh light
+    outline_error: float = 0.02  # corner error of the crops' outlines, share of the card's width
+    none_share: float = 0.3  # "none" crops (card parts, table) for each card crop
+    shrinkage: float = 0.15  # LDA: share of the within-class scatter replaced by its mean variance
+    max_dims: int = 60  # LDA directions kept
+    #: features of a crop: gradient histogram, colour layout, network embedding, each weighted so
+    #: that none dominates the others by its number of dimensions
+    hog_weight: float = 1.0
+    colour_weight: float = 1.5
+    hue_weight: float = 3.0
+    embedding_weight: float = 1.0
+    log_prob_weight: float = 0.3
+    #: a crop farther from every class of the deck than this many times the training crops' own
+    #: distances (99th percentile) is unlike the deck: its reading loses confidence
+    outlier_factor: float = 1.6
+    seed: int = 0
+
+
+SETTINGS = AdaptSettings()
+
+
+def gradient_histograms(gray: np.ndarray, cell: int = 8, bins: int = 9) -> np.ndarray:
+    """HOG (Dalal and Triggs) of N x H x W lightness images: unsigned gradient orientations in
+    ``bins`` per ``cell`` x ``cell`` cell, blocks of 2 x 2 cells L2-normalised, flattened.
+
+    >>> gradient_histograms(np.zeros((2, 64, 48), np.float32)).shape
+    (2, 1260)
+    """
+    g = np.asarray(gray, np.float32)
+    n, h, w = g.shape
+    gx = np.zeros_like(g)
+    gy = np.zeros_like(g)
+    gx[:, :, 1:-1] = g[:, :, 2:] - g[:, :, :-2]
+    gy[:, 1:-1, :] = g[:, 2:, :] - g[:, :-2, :]
+    mag = np.hypot(gx, gy)
+    index = np.minimum((np.mod(np.arctan2(gy, gx), np.pi) / np.pi * bins).astype(np.int64), bins - 1)
+    ch, cw = h // cell, w // cell
+    rows = (np.arange(h) // cell)[:, None].repeat(w, axis=1)[: ch * cell, : cw * cell]
+    cols = (np.arange(w) // cell)[None, :].repeat(h, axis=0)[: ch * cell, : cw * cell]
+    flat = ((rows * cw + cols)[None] * bins + index[:, : ch * cell, : cw * cell]).reshape(n, -1)
+    flat = flat + (np.arange(n) * ch * cw * bins)[:, None]
+    votes = np.bincount(flat.ravel(), mag[:, : ch * cell, : cw * cell].ravel(), n * ch * cw * bins)
+    votes = votes.astype(np.float32).reshape(n, ch, cw, bins)
+    blocks = np.concatenate(
+        [votes[:, :-1, :-1], votes[:, 1:, :-1], votes[:, :-1, 1:], votes[:, 1:, 1:]], axis=3
+    ).reshape(n, -1, 4 * bins)
+    blocks /= np.linalg.norm(blocks, axis=2, keepdims=True) + 1e-3
+    blocks = np.minimum(blocks, 0.2)
+    blocks /= np.linalg.norm(blocks, axis=2, keepdims=True) + 1e-3
+    return blocks.reshape(n, -1)
+
+
+def ink_hues(crops: np.ndarray, bins: int = 18) -> np.ndarray:
+    """Which colours of ink a card carries, wherever they are printed: a histogram of hue over
+    the coloured pixels, each weighted by its saturation (soft, circular bins), and the share of
+    coloured pixels. A red 3 and a blue 3 drawn alike differ here, even in pips a few pixels big.
+
+    >>> red = np.zeros((1, 64, 48, 3), np.uint8); red[..., 2] = 200
+    >>> int(ink_hues(red)[0, :18].argmax())
+    0
+    """
+    hsv = np.stack([cv2.cvtColor(c, cv2.COLOR_BGR2HSV) for c in crops]).astype(np.float32)
+    n, h, w = hsv.shape[:3]
+    inner = hsv[:, h // 10 : h - h // 10, w // 10 : w - w // 10].reshape(n, -1, 3)
+    weight = (inner[..., 1] / 255.0) * (inner[..., 2] > 40)
+    weight = np.where(inner[..., 1] > 50, weight, 0.0)
+    pos = inner[..., 0] / 180.0 * bins
+    low = np.floor(pos).astype(np.int64) % bins
+    frac = pos - np.floor(pos)
+    hist = np.zeros((n, bins), np.float32)
+    rows = np.repeat(np.arange(n), inner.shape[1]).reshape(n, -1)
+    np.add.at(hist, (rows, low), weight * (1 - frac))
+    np.add.at(hist, (rows, (low + 1) % bins), weight * frac)
+    total = hist.sum(axis=1, keepdims=True)
+    share = (weight > 0).mean(axis=1, keepdims=True)
+    return np.concatenate([hist / np.maximum(total, 1e-6), np.sqrt(share)], axis=1)
+
+
+def crop_features(
+    crops: np.ndarray | list[np.ndarray], embeddings: np.ndarray | None = None, log_probs: np.ndarray | None = None
+) -> np.ndarray:
+    """Features of card crops (N x CROP_H x CROP_W x 3, BGR uint8) that do not assume any art:
+    after white balance on the card itself (``white_patch``), a gradient histogram of the
+    lightness (shapes: numerals, symbols, borders), a coarse colour layout (which ink where), the
+    ink's hues; and the shipped network's embedding and log-probabilities when given (what the
+    network sees, mapped to this deck's labels by the discriminant)."""
+    s = SETTINGS
+    crops = [white_patch(c) for c in crops]
+    n = len(crops)
+    if n == 0:
+        return np.zeros((0, 0), np.float32)
+    grays = np.stack([cv2.normalize(cv2.cvtColor(c, cv2.COLOR_BGR2GRAY), None, 0, 255, cv2.NORM_MINMAX) for c in crops])
+    small = np.stack([cv2.resize(c, (6, 8), interpolation=cv2.INTER_AREA) for c in crops]).astype(np.float32) + 1.0
+    total = small.sum(axis=3, keepdims=True)
+    chroma = (small[..., :2] / total - 1 / 3).reshape(n, -1) * 4.0  # the same under brighter or dimmer light
+    light = (total[..., 0] / total.mean(axis=(1, 2, 3))[:, None, None]).reshape(n, -1) - 1.0
+    parts = [
+        s.hog_weight * gradient_histograms(grays) / 6.0,
+        s.colour_weight * np.concatenate([chroma, 0.5 * light], axis=1),
+        s.hue_weight * ink_hues(np.asarray(crops)),
+    ]
+    if embeddings is not None:
+        parts.append(s.embedding_weight * np.asarray(embeddings, np.float32))
+    if log_probs is not None:
+        parts.append(s.log_prob_weight * np.maximum(np.asarray(log_probs, np.float32), np.log(1e-4)))
+    return np.concatenate(parts, axis=1).astype(np.float32)
+
+
+def white_patch(crop: np.ndarray) -> np.ndarray:
+    """The crop brightened or dimmed so that its bright end (98th percentile of the lightness of
+    the card's inner part) is 240, by at most 3x: the same card under dimmer or brighter light
+    reads alike. One gain for all channels, so a dark card's coloured ink keeps its hue."""
+    h, w = crop.shape[:2]
+    inner = cv2.cvtColor(crop[h // 8 : h - h // 8, w // 8 : w - w // 8], cv2.COLOR_BGR2GRAY)
+    top = float(np.percentile(inner, 98))
+    gain = float(np.clip(240.0 / max(top, 1.0), 0.6, 3.0))
+    return cv2.convertScaleAbs(crop, alpha=gain)
+
+
+@dataclass
+class LinearDiscriminant:
+    """A fitted LDA: features -> a few directions where the classes lie apart, and the class means
+    there; a crop's class posterior is a softmax of minus half its squared distances."""
+
+    mean: np.ndarray  # D: the features' mean
+    projection: np.ndarray  # D x K
+    centroids: np.ndarray  # C x K
+    reach: float  # 99th percentile of the training crops' distance to their own class
+
+    def project(self, features: np.ndarray) -> np.ndarray:
+        return (np.asarray(features, np.float32) - self.mean) @ self.projection
+
+    def distances(self, features: np.ndarray) -> np.ndarray:
+        z = self.project(features)
+        return ((z[:, None, :] - self.centroids[None]) ** 2).sum(axis=2)
+
+    def posteriors(self, features: np.ndarray) -> np.ndarray:
+        d = self.distances(features)
+        logits = -0.5 * d
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        return p / p.sum(axis=1, keepdims=True)
+
+
+def fit_lda(features: np.ndarray, classes: np.ndarray, n_classes: int, settings: AdaptSettings = SETTINGS):
+    """A shrunk linear discriminant of ``features`` (N x D) into ``classes`` (N ints < n_classes).
+
+    >>> x = np.array([[0.0, 0], [0, 1], [5, 0], [5, 1]]); lda = fit_lda(x, np.array([0, 0, 1, 1]), 2)
+    >>> int(lda.posteriors(np.array([[0.2, 0.5]])).argmax())
+    0
+    """
+    x = np.asarray(features, np.float64)
+    y = np.asarray(classes)
+    mean = x.mean(axis=0)
+    centred = x - mean
+    present = [c for c in range(n_classes) if (y == c).any()]
+    means = np.zeros((n_classes, x.shape[1]))
+    within = np.zeros((x.shape[1], x.shape[1]))
+    for c in present:
+        rows = centred[y == c]
+        means[c] = rows.mean(axis=0)
+        d = rows - means[c]
+        within += d.T @ d
+    within /= max(len(x) - len(present), 1)
+    avg = float(np.trace(within)) / within.shape[0]
+    within = (1 - settings.shrinkage) * within + settings.shrinkage * avg * np.eye(within.shape[0])
+    between = (means[present] * np.sqrt(np.bincount(y, minlength=n_classes)[present])[:, None] / np.sqrt(len(x))).T
+    between = between @ between.T
+    # whiten by the within-class scatter, then the between-class directions are the eigenvectors
+    w_val, w_vec = np.linalg.eigh(within)
+    whiten = w_vec / np.sqrt(np.maximum(w_val, 1e-12))
+    b_val, b_vec = np.linalg.eigh(whiten.T @ between @ whiten)
+    k = min(settings.max_dims, len(present) - 1, x.shape[1])
+    order = np.argsort(b_val)[::-1][: max(k, 1)]
+    projection = whiten @ b_vec[:, order]
+    centroids = means @ projection
+    z = centred @ projection
+    own = ((z - centroids[y]) ** 2).sum(axis=1)
+    reach = float(np.percentile(own, 99)) if len(own) else 1.0
+    return LinearDiscriminant(
+        mean.astype(np.float32), projection.astype(np.float32), centroids.astype(np.float32), reach
+    )
+
+
+# --- training crops ---------------------------------------------------------------------------
+
+
+def card_image(frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """The card whose corners (clockwise from a corner of a short side) are given, cut out of
+    ``frame`` flat at the renderer's card size: what enrolment learns a card's look from."""
+    from .crops import warp_crop
+    from .synth.cards import CARD_H, CARD_W
+
+    return warp_crop(frame, corners, (CARD_W, CARD_H))
+
+
+@dataclass(frozen=True)
+class PhotoDeck:
+    """The user's deck as the table renderer draws it: each card is one of its enrolment photos
+    (flat, the printed way up), so synthetic tables show the user's own cards."""
+
+    cards: dict[str, list[np.ndarray]]
+    font: int = 0
+    layout: str = "enrolled"
+    heldout: bool = True
+
+    def render(self, label: str, rng) -> np.ndarray:
+        from .synth.cards import CARD_H, CARD_MASK, CARD_W
+
+        photos = self.cards[label]
+        img = cv2.resize(photos[rng.randrange(len(photos))], (CARD_W, CARD_H), interpolation=cv2.INTER_AREA)
+        img[CARD_MASK == 0] = 0
+        return img
+
+
+def training_set(
+    cards_by_label: dict[str, list[np.ndarray]],
+    label_index: dict[str, int],
+    none_class: int,
+    margin: float,
+    settings: AdaptSettings = SETTINGS,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """Crops of the user's cards on synthetic tables (the project's renderer: surfaces, camera
+    tilt, light, shadows, glare, blur, hands, touching and overlapping cards), cut as the scanner
+    cuts them (outlines a little off), and their classes: ``2 * label_index[label]`` upright,
+    ``+ 1`` turned half round, ``none_class`` for card-sized quads on the table or on a part of a
+    card. ``cards_by_label``: flat card images, the printed way up."""
+    import random
+
+    from .crops import card_crop, rotate_corners
+    from .synth.table import draw_scene, random_conditions, random_scene
+
+    rng = random.Random(settings.seed)
+    jitter = np.random.default_rng(settings.seed)
+    deck = PhotoDeck(cards_by_label)
+    labels = list(cards_by_label)
+    wanted = settings.copies * len(labels)
+    images: list[np.ndarray] = []
+    classes: list[int] = []
+    made = 0
+    while made < wanted:
+        scene = random_scene(rng, uniform_labels=True)
+        for placed in scene.cards:
+            placed.label = rng.choice(labels)
+        cond = random_conditions(rng, harsh=rng.random() < settings.harsh_share)
+        rendered = draw_scene(scene, cond, deck, rng, rng.randrange(2**31))
+        quads = []
+        for card in rendered.truth["cards"]:
+            corners = np.array(card["corners"], np.float32)
+            quads.append(corners)
+            if card["truncated"] or card["occluded"] > 0.25:
+                continue
+            side = float(np.linalg.norm(corners[1] - corners[0]))
+            corners = corners + jitter.normal(0, settings.outline_error * side, (4, 2)).astype(np.float32)
+            turned = bool(jitter.random() < 0.5)
+            images.append(card_crop(rendered.image, rotate_corners(corners, 2) if turned else corners, margin))
+            classes.append(2 * label_index[card["label"]] + int(turned))
+            made += 1
+            if rng.random() < settings.none_share and quads:  # a part of this card, as if it were one
+                centre = corners.mean(axis=0)
+                part = (corners - centre) * jitter.uniform(0.3, 0.6) + centre + jitter.normal(0, 0.15 * side, 2)
+                images.append(card_crop(rendered.image, part.astype(np.float32), margin))
+                classes.append(none_class)
+        images_none = _table_quads(rendered.image, quads, jitter, settings.none_share)
+        images += [card_crop(rendered.image, q, margin) for q in images_none]
+        classes += [none_class] * len(images_none)
+        if progress is not None:
+            progress(min(made, wanted), wanted)
+    return images, np.asarray(classes)
+
+
+def _table_quads(
+    image: np.ndarray, cards: list[np.ndarray], rng: np.random.Generator, share: float
+) -> list[np.ndarray]:
+    """Card-sized quads lying mostly off the cards (table, or straddling a card's edge)."""
+    from .metrics import quad_iou
+
+    if not cards:
+        return []
+    h, w = image.shape[:2]
+    out = []
+    for _ in range(int(round(share * len(cards)))):
+        model = cards[int(rng.integers(len(cards)))]
+        centre = model.mean(axis=0)
+        shift = np.array([rng.uniform(0.1, 0.9) * w, rng.uniform(0.1, 0.9) * h]) - centre
+        quad = (model + shift).astype(np.float32)
+        if max(quad_iou(quad, c) for c in cards) < 0.3:
+            out.append(quad)
+    return out

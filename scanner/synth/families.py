@@ -1,0 +1,221 @@
+"""Families of card art unlike the training styles (``cards.ArtStyle``), for measuring what the
+scanner does with a deck nobody here drew: every family draws all 46 TWEAK labels its own way.
+
+A *family* is a way of drawing (pips instead of numerals, textured faces, dark cards, wallpapers
+of glyphs, photo-like faces); a *deck* is one family with its own fonts and colours (``deck(family,
+seed)``). Whole families are held out: ``TUNING_FAMILIES`` are for choosing settings (deck
+learning, outline finding), ``CHECK_FAMILIES`` only for checking that a choice generalises. None of
+them is used to train the shipped networks.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .cards import BASE_HSV, CARD_H, CARD_MASK, CARD_W
+
+FONTS = (
+    cv2.FONT_HERSHEY_SIMPLEX,
+    cv2.FONT_HERSHEY_DUPLEX,
+    cv2.FONT_HERSHEY_COMPLEX,
+    cv2.FONT_HERSHEY_TRIPLEX,
+    cv2.FONT_HERSHEY_SCRIPT_SIMPLEX,
+    cv2.FONT_HERSHEY_PLAIN,
+)
+FAMILIES = ("pips", "texture", "dark", "wallpaper", "photo")
+TUNING_FAMILIES = ("pips", "texture")
+CHECK_FAMILIES = ("dark", "wallpaper", "photo")
+TWEAK_KINDS = ("thief", "joker", "shifter", "bomb")
+
+
+@dataclass(frozen=True)
+class FamilyDeck:
+    """One deck of a family: ``render(label, rng)`` draws a card as ``cards.render_card`` does."""
+
+    family: str
+    seed: int
+    font: int
+    hue_shift: int
+    paper: tuple[int, int, int]
+    accent: tuple[int, int, int]  # T! cards' and backs' main colour
+    shapes: tuple[int, ...]  # a shape for each T! kind (the deck's own icons)
+    heldout: bool = True  # (for the renderer's truth record: never a training style)
+    layout: str = "family"
+
+    def colour(self, name: str) -> tuple[int, int, int]:
+        h, s, v = BASE_HSV[name]
+        hsv = np.uint8([[[(h + self.hue_shift) % 180, s, v]]])
+        return tuple(int(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+
+    def render(self, label: str, rng: random.Random) -> np.ndarray:
+        img = _DRAW[self.family](self, label, rng)
+        img[CARD_MASK == 0] = 0
+        return img
+
+
+def deck(family: str, seed: int) -> FamilyDeck:
+    """The deck ``seed`` of ``family``: its font, colour shift, paper and icons."""
+    if family not in FAMILIES:
+        raise ValueError(f"unknown art family {family!r}: one of {', '.join(FAMILIES)}")
+    rng = random.Random(f"{family}-{seed}")
+    paper = tuple(rng.randint(225, 255) for _ in range(3))
+    hsv = np.uint8([[[rng.randint(0, 179), rng.randint(120, 255), rng.randint(60, 200)]]])
+    accent = tuple(int(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+    shapes = tuple(rng.sample(range(6), 4))
+    return FamilyDeck(family, seed, rng.choice(FONTS), rng.randint(-6, 6), paper, accent, shapes)
+
+
+def _text(img, text, centre, height, colour, font, thickness=None) -> None:
+    scale = height / 22.0
+    thick = thickness or max(2, int(scale * 2.5))
+    (w, h), _ = cv2.getTextSize(text, font, scale, thick)
+    org = (int(centre[0] - w / 2), int(centre[1] + h / 2))
+    cv2.putText(img, text, org, font, scale, colour, thick, cv2.LINE_AA)
+
+
+def _icon(img, shape: int, centre, size: float, colour) -> None:
+    """One of six plain icons (the deck's picture of a T! kind)."""
+    cx, cy = int(centre[0]), int(centre[1])
+    r = int(size)
+    if shape == 0:
+        cv2.circle(img, (cx, cy), r, colour, -1, cv2.LINE_AA)
+    elif shape == 1:
+        cv2.rectangle(img, (cx - r, cy - r), (cx + r, cy + r), colour, -1)
+    elif shape == 2:
+        pts = np.array([[cx, cy - r], [cx + r, cy + r], [cx - r, cy + r]], np.int32)
+        cv2.fillPoly(img, [pts], colour, cv2.LINE_AA)
+    elif shape == 3:
+        a = np.linspace(-np.pi / 2, 3 * np.pi / 2, 10, endpoint=False)
+        rad = np.where(np.arange(10) % 2 == 0, r, r * 0.45)
+        pts = np.stack([cx + rad * np.cos(a), cy + rad * np.sin(a)], axis=1).astype(np.int32)
+        cv2.fillPoly(img, [pts], colour, cv2.LINE_AA)
+    elif shape == 4:
+        cv2.ellipse(img, (cx, cy), (r, r // 2), 30, 0, 360, colour, -1, cv2.LINE_AA)
+    else:
+        cv2.line(img, (cx - r, cy - r), (cx + r, cy + r), colour, max(3, r // 4), cv2.LINE_AA)
+        cv2.line(img, (cx - r, cy + r), (cx + r, cy - r), colour, max(3, r // 4), cv2.LINE_AA)
+
+
+def _parse(label: str) -> tuple[str, int | str]:
+    """(kind, value): ("red", 5), ("back", 9), ("special", 7), ("tweak", "joker")."""
+    head, tail = label.split("-")
+    return head, int(tail) if tail.isdigit() else tail
+
+
+def _common(d: FamilyDeck, label: str, img: np.ndarray, ink_for_text) -> bool:
+    """Backs, the special 7 and T! cards, drawn the same way in every family on ``img`` (a face's
+    background already painted). Returns False for a plain number card (left to the family)."""
+    kind, value = _parse(label)
+    if kind == "back":
+        img[:] = tuple(int(c * 0.35) for c in d.accent)
+        cv2.rectangle(img, (18, 18), (CARD_W - 18, CARD_H - 18), d.paper, 3)
+        _text(img, str(value), (CARD_W / 2, CARD_H / 2), CARD_H * 0.22, d.paper, d.font)
+        for k in range(int(value)):  # the number again, as ticks along the bottom
+            x = 30 + k * (CARD_W - 60) / 9
+            cv2.line(img, (int(x), CARD_H - 40), (int(x), CARD_H - 28), d.paper, 3)
+        return True
+    if kind == "special":
+        img[:] = d.colour("blue")
+        cv2.circle(img, (CARD_W // 2, CARD_H // 2), int(CARD_W * 0.36), d.paper, 5, cv2.LINE_AA)
+        _text(img, "7", (CARD_W / 2, CARD_H / 2), CARD_H * 0.25, d.paper, d.font)
+        return True
+    if kind == "tweak":
+        if value == "back":
+            img[:] = d.accent
+            for y in range(-CARD_W, CARD_H, 24):
+                cv2.line(img, (0, y), (CARD_W, y + CARD_W), d.paper, 4, cv2.LINE_AA)
+            _text(img, "T!", (CARD_W / 2, CARD_H / 2), CARD_H * 0.16, d.paper, d.font)
+            return True
+        shape = d.shapes[TWEAK_KINDS.index(str(value))]
+        _icon(img, shape, (CARD_W / 2, CARD_H * 0.45), CARD_W * 0.25, d.accent)
+        _text(img, str(value).upper(), (CARD_W / 2, CARD_H * 0.82), CARD_H * 0.06, ink_for_text, d.font)
+        _text(img, "T!", (CARD_W * 0.18, CARD_H * 0.1), CARD_H * 0.06, d.accent, d.font)
+        return True
+    return False
+
+
+def _pips(d: FamilyDeck, label: str, rng: random.Random) -> np.ndarray:
+    """White cards; the value as that many pips of the colour, small corner numerals."""
+    img = np.full((CARD_H, CARD_W, 3), d.paper, np.uint8)
+    if _common(d, label, img, (40, 40, 40)):
+        return img
+    colour, value = _parse(label)
+    ink = d.colour(colour)
+    grid = {1: [(1, 1)], 2: [(1, 0), (1, 2)], 3: [(1, 0), (1, 1), (1, 2)], 4: [(0, 0), (2, 0), (0, 2), (2, 2)]}
+    grid[5] = grid[4] + [(1, 1)]
+    grid[6] = grid[4] + [(0, 1), (2, 1)]
+    for gx, gy in grid[int(value)]:
+        _icon(img, d.shapes[0] % 4, (CARD_W * (0.28 + 0.22 * gx), CARD_H * (0.27 + 0.23 * gy)), 20, ink)
+    for corner in ((22, 26), (CARD_W - 22, CARD_H - 26)):
+        _text(img, str(value), corner, 24, ink, d.font, 2)
+    return img
+
+
+def _texture(d: FamilyDeck, label: str, rng: random.Random) -> np.ndarray:
+    """Faces of a noisy texture tinted in the colour; a white outlined numeral."""
+    noise = np.random.default_rng(rng.randint(0, 2**31)).random((CARD_H // 8, CARD_W // 8)).astype(np.float32)
+    noise = cv2.resize(noise, (CARD_W, CARD_H), interpolation=cv2.INTER_CUBIC)
+    img = np.full((CARD_H, CARD_W, 3), d.paper, np.uint8)
+    if _common(d, label, img, (30, 30, 30)):
+        return img
+    colour, value = _parse(label)
+    ink = np.array(d.colour(colour), np.float32)
+    img = np.clip(ink[None, None] * (0.7 + 0.5 * noise[..., None]), 0, 255).astype(np.uint8)
+    _text(img, str(value), (CARD_W / 2, CARD_H / 2), CARD_H * 0.3, (20, 20, 20), d.font, 16)
+    _text(img, str(value), (CARD_W / 2, CARD_H / 2), CARD_H * 0.3, (250, 250, 250), d.font, 8)
+    return img
+
+
+def _dark(d: FamilyDeck, label: str, rng: random.Random) -> np.ndarray:
+    """Black cards with a numeral and a frame in the colour."""
+    img = np.full((CARD_H, CARD_W, 3), 25, np.uint8)
+    if _common(d, label, img, (230, 230, 230)):
+        return img
+    colour, value = _parse(label)
+    ink = d.colour(colour)
+    cv2.rectangle(img, (14, 14), (CARD_W - 14, CARD_H - 14), ink, 6)
+    _text(img, str(value), (CARD_W / 2, CARD_H / 2), CARD_H * 0.3, ink, d.font)
+    return img
+
+
+def _wallpaper(d: FamilyDeck, label: str, rng: random.Random) -> np.ndarray:
+    """A wallpaper of small numerals in the colour, and a big numeral in a white disc."""
+    img = np.full((CARD_H, CARD_W, 3), d.paper, np.uint8)
+    if _common(d, label, img, (40, 40, 40)):
+        return img
+    colour, value = _parse(label)
+    ink = d.colour(colour)
+    pale = tuple(int(0.45 * c + 0.55 * p) for c, p in zip(ink, d.paper))
+    for y in range(14, CARD_H, 30):
+        for x in range(12 + (y // 30 % 2) * 12, CARD_W, 26):
+            _text(img, str(value), (x, y), 12, pale, d.font, 2)
+    cv2.circle(img, (CARD_W // 2, CARD_H // 2), int(CARD_W * 0.34), d.paper, -1, cv2.LINE_AA)
+    _text(img, str(value), (CARD_W / 2, CARD_H / 2), CARD_H * 0.24, ink, d.font)
+    return img
+
+
+def _photo(d: FamilyDeck, label: str, rng: random.Random) -> np.ndarray:
+    """A photo-like face (soft blobs of many colours), the numeral on a plate of the colour."""
+    img = np.full((CARD_H, CARD_W, 3), d.paper, np.uint8)
+    if _common(d, label, img, (40, 40, 40)):
+        return img
+    colour, value = _parse(label)
+    local = random.Random(f"{d.seed}-{label}")  # the same picture on every copy of the card
+    for _ in range(14):
+        centre = (local.randint(0, CARD_W), local.randint(0, CARD_H))
+        hsv = np.uint8([[[local.randint(0, 179), local.randint(40, 160), local.randint(90, 240)]]])
+        blob = tuple(int(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+        cv2.circle(img, centre, local.randint(20, 70), blob, -1, cv2.LINE_AA)
+    img = cv2.GaussianBlur(img, (0, 0), 6)
+    ink = d.colour(colour)
+    cv2.rectangle(img, (40, 80), (CARD_W - 40, CARD_H - 80), ink, -1)
+    cv2.rectangle(img, (40, 80), (CARD_W - 40, CARD_H - 80), d.paper, 4)
+    _text(img, str(value), (CARD_W / 2, CARD_H / 2), CARD_H * 0.22, d.paper, d.font)
+    return img
+
+
+_DRAW = {"pips": _pips, "texture": _texture, "dark": _dark, "wallpaper": _wallpaper, "photo": _photo}
