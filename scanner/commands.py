@@ -163,6 +163,7 @@ def _fine_tune_finder(args: argparse.Namespace) -> int:
     problems = [
         *_fine_tuning_problems(args, base),
         (args.harsh_share < 1, f"--harsh-share {args.harsh_share}: give N >= 1 (one in N harsh)"),
+        (args.abstract_share < 0, f"--abstract-share {args.abstract_share}: give N >= 1, or 0 for none"),
     ]
     if _refused("fine-tune-finder", problems):
         return 2
@@ -180,6 +181,7 @@ def _fine_tune_finder(args: argparse.Namespace) -> int:
             max_lr=args.lr,
             harsh_share=args.harsh_share,
             processes=args.processes,
+            abstract_share=args.abstract_share,
         )
     except ValueError as error:  # (a JSONDecodeError too) read before any rendering
         print(f"tweak fine-tune-finder: --from {args.base}: {error}", file=sys.stderr)
@@ -559,6 +561,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--epochs", type=int, default=4, help="passes over the fresh scenes")
     p.add_argument("--lr", type=float, default=5e-4, help="the peak learning rate (one cycle)")
+    p.add_argument(
+        "--abstract-share",
+        type=int,
+        default=2,
+        metavar="N",
+        help="one scene in N shows cards of random content of no deck (0: none)",
+    )
     p.add_argument("--processes", type=int, default=2)
     p.set_defaults(run=_fine_tune_finder)
 

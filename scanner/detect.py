@@ -21,6 +21,11 @@ ASPECT_RANGE = (1.15, 2.2)  # long / short side in the image (TWEAK 88/63 = 1.40
 MIN_AREA_FRACTION = 0.0012
 MAX_AREA_FRACTION = 0.25
 EDGE_MARGIN = 3  # px (work scale): a quad this close to the frame edge is a cut card
+CONSISTENT_AREA = (0.45, 2.2)  # cards of one frame have areas within these factors of the median
+FUSE_SAME = 0.6  # a learned quad and an outline overlapping this much (IoU) are one card
+FUSE_PART = 0.4  # a learned quad inside an outline and under this share of its area is a part of it
+GROUP_SHARE = 0.3  # ... unless the outline holds two quads this share of its area: two cards
+FUSE_SUPPORT = 0.1  # an outline counts where the finder sees card in a tenth of its inside (pieces will do)
 
 
 @dataclass
@@ -35,6 +40,9 @@ class Detection:
     # how well the learned finder's pixels agree on the card's angle (0-1; 0: not known): where they
     # agree, the scanner does not try the card turned
     angle_agreement: float = 0.0
+    # found as a card's whole outline by classical geometry (an edge all round, a card's shape):
+    # a card whatever is printed on it, even when the classifier does not know the art
+    outlined: bool = False
 
     @property
     def area(self) -> float:
@@ -194,7 +202,9 @@ def detect_cards(
     areas = np.array([cv2.contourArea(q) for q, _ in kept])
     median = float(np.median(areas))
     if consistent:
-        kept = [(q, f) for (q, f), a in zip(kept, areas) if 0.45 * median <= a <= 2.2 * median]
+        kept = [
+            (q, f) for (q, f), a in zip(kept, areas) if CONSISTENT_AREA[0] * median <= a <= CONSISTENT_AREA[1] * median
+        ]
     # a big quad that holds several cards is a group of cards (or a mat), not one card
     kept = [(q, f) for q, f in kept if sum(_contains(q, o) > 0.8 for o, _ in kept if o is not q) == 0]
     # cut by the frame's edge: not a complete card
@@ -230,3 +240,92 @@ def detect_cards(
 def _grow(quad: np.ndarray, factor: float) -> np.ndarray:
     centre = quad.mean(axis=0)
     return (quad - centre) * factor + centre
+
+
+def map_support(prob: np.ndarray, corners: np.ndarray, size: tuple[int, int]) -> float:
+    """The mean of a card-pixel probability map (any resolution) over the inner part of the quad
+    ``corners`` (frame pixels of a ``size`` = (w, h) frame)."""
+    h, w = prob.shape
+    scale = np.array([w / size[0], h / size[1]], np.float32)
+    quad = np.asarray(corners, np.float32) * scale
+    centre = quad.mean(axis=0)
+    inner = ((quad - centre) * 0.8 + centre).round().astype(np.int32)
+    mask = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(mask, inner, 1)
+    if not mask.any():
+        return 0.0
+    return float(prob[mask > 0].mean())
+
+
+def fuse_outlines(
+    learned: list[Detection], outlines: list[Detection], prob: np.ndarray, size: tuple[int, int]
+) -> list[Detection]:
+    """The learned finder's cards and the classical outlines together, a card's outline winning
+    over its printed parts. Only outlines the finder's map takes mostly for card pixels count
+    (``map_support`` >= FUSE_SUPPORT: the finder sees card there, maybe in pieces; a checked
+    cloth's square or a mat's marker it does not). A learned quad inside such an outline and much
+    smaller is a part of that card (an index, a numeral, a border of an art the finder never saw)
+    and is dropped; an outline the finder found too (IoU >= FUSE_SAME) keeps the finder's quad,
+    marked outlined; an outline the finder missed is added."""
+    outlines = [o for o in outlines if map_support(prob, o.corners, size) >= FUSE_SUPPORT]
+    # an outline holding two of the finder's cards of a card's size is two cards side by side
+    # (their joint outline is about as long for its width as one card's)
+    outlines = [
+        o
+        for o in outlines
+        if sum(_contains(o.corners, d.corners) > 0.7 and d.area >= GROUP_SHARE * o.area for d in learned) < 2
+    ]
+    if not outlines:
+        return learned
+    areas = [o.area for o in outlines]
+    kept: list[Detection] = []
+    claimed: set[int] = set()
+    for d in learned:
+        ious = [quad_iou(d.corners, o.corners) for o in outlines]
+        j = int(np.argmax(ious))
+        if ious[j] >= FUSE_SAME:
+            d.outlined = True
+            claimed.add(j)
+            kept.append(d)
+            continue
+        area = d.area
+        if any(_contains(o.corners, d.corners) > 0.7 and area < FUSE_PART * a for o, a in zip(outlines, areas)):
+            continue
+        kept.append(d)
+    for j, o in enumerate(outlines):
+        if j not in claimed and all(quad_iou(o.corners, d.corners) < 0.3 for d in kept):
+            o.outlined = True
+            kept.append(o)
+    return kept
+
+
+def dominant_outline(frame: np.ndarray) -> np.ndarray | None:
+    """The outline of the one object of a photo that stands out from the table around it (an
+    enrolment photo: one card, anywhere): pixels far in colour from the photo's border, closed,
+    the largest region's convex hull fitted with four corners. Art-independent: whatever is
+    printed inside, the card is one region. None when nothing card-shaped stands out."""
+    h, w = frame.shape[:2]
+    scale = WORK_WIDTH / w if w > WORK_WIDTH else 1.0
+    small = cv2.resize(frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(cv2.GaussianBlur(small, (5, 5), 0), cv2.COLOR_BGR2Lab).astype(np.float32)
+    edge = np.concatenate(
+        [lab[:8].reshape(-1, 3), lab[-8:].reshape(-1, 3), lab[:, :8].reshape(-1, 3), lab[:, -8:].reshape(-1, 3)]
+    )
+    table = np.median(edge, axis=0)
+    spread = np.percentile(np.linalg.norm(edge - table, axis=1), 95)
+    distance = np.linalg.norm(lab - table, axis=2)
+    mask = (distance > max(12.0, 2.0 * spread)).astype(np.uint8)
+    size = max(3, round(min(small.shape[:2]) / 60)) | 1
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+    mask = cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), cv2.MORPH_CLOSE, kernel, iterations=2)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    biggest = max(contours, key=cv2.contourArea)
+    if cv2.contourArea(biggest) < MIN_AREA_FRACTION * mask.size:
+        return None
+    hull = cv2.convexHull(biggest)
+    quad = cv2.approxPolyN(hull, 4, ensure_convex=True).reshape(-1, 2).astype(np.float32)
+    if len(quad) != 4 or not _shape_ok(quad) or cv2.contourArea(biggest) < 0.8 * cv2.contourArea(quad):
+        return None
+    return order_portrait(quad / scale)

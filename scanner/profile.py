@@ -81,9 +81,9 @@ class DeckProfile:
 
     def probabilities(self, classifier: Any, crops: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """Probabilities over ``classifier.labels`` and upside-down probabilities: the deck's reader
-        for its enrolled labels and "not a card"; the shipped model for labels without photos. A
-        crop unlike anything of the deck (farther than ``outlier_factor`` x the training crops' own
-        reach) is read with the shipped model's opinion mixed in, so it is never read surely."""
+        for its enrolled labels and "not a card"; a crop unlike anything of the deck (farther than
+        ``outlier_factor`` x the training crops' own reach: a label without photos, or something
+        new) is read with the shipped model's opinion mixed in, the more the farther."""
         probs, flipped, emb = classifier.run(crops)
         if len(crops) == 0:
             return probs, flipped
@@ -101,14 +101,11 @@ class DeckProfile:
             own[:, column[label]] += q[:, k]
             if not name.endswith(TURNED):
                 up[:, column[label]] += q[:, k]
-        enrolled = np.zeros(len(labels), bool)
-        enrolled[[column[c.removesuffix(TURNED)] for c in self.classes]] = True
-        # labels without photos keep the model's probability; the deck's reader shares the rest
-        rest = probs[:, ~enrolled].sum(axis=1, keepdims=True)
-        mixed = np.where(enrolled, own * (1 - rest), probs)
+        # a crop near one of the deck's learned classes is the reader's; one unlike all of them (a
+        # label without photos, or something never seen) is left more and more to the model
         limit = SETTINGS.outlier_factor * self.reader.reach
         trust = np.clip(limit / np.maximum(dist.min(axis=1), 1e-9), 0, 1)[:, None]
-        out = trust * mixed + (1 - trust) * probs
+        out = trust * own + (1 - trust) * probs
         out /= out.sum(axis=1, keepdims=True)
         best = out.argmax(axis=1)
         rows = np.arange(len(crops))
@@ -248,6 +245,7 @@ def enrol_cards(
     deck: str = "",
     aspect: float | None = None,
     progress: Any = None,
+    settings: Any = SETTINGS,
 ) -> DeckProfile:
     """Learn the deck from flat card images (``adapt.card_image``, either way up): each is put the
     printed way up (the classifier's orientation), drawn on synthetic tables, cut out as the
@@ -267,14 +265,14 @@ def enrol_cards(
     index = {label: i for i, label in enumerate(enrolled)}
     classes = [name for label in enrolled for name in (label, label + TURNED)] + [NONE]
     images, targets = training_set(
-        {label: upright[label] for label in enrolled}, index, len(classes) - 1, classifier.margin, progress=progress
+        {label: upright[label] for label in enrolled}, index, len(classes) - 1, classifier.margin, settings, progress
     )
     features = []
     for start in range(0, len(images), 256):
         batch = images[start : start + 256]
         probs, _, emb = classifier.run(batch)
         features.append(crop_features(batch, emb, np.log(np.maximum(probs, 1e-12))))
-    reader = fit_lda(np.concatenate(features), targets, len(classes))
+    reader = fit_lda(np.concatenate(features), targets, len(classes), settings)
     return DeckProfile(
         classifier.version,
         model_fingerprint(classifier.path),
@@ -334,15 +332,25 @@ def enrol_folder(folder: Path, scanner: Any, deck: str = "", progress: Any = Non
 def single_card(frame: np.ndarray, finder: Any = None) -> tuple[np.ndarray | None, str]:
     """The one card of an enrolment photo: the largest card-shaped outline, whatever is printed
     inside it (a corner index, a numeral's box, a checked border found as smaller quads are its
-    parts). Returns (corners, "") or (None, what was seen)."""
-    from .detect import detect_cards
+    parts), from the classical outlines, the region standing out from the table
+    (``detect.dominant_outline``) and the finder's cards. Returns (corners, "") or (None, what
+    was seen)."""
+    from .detect import FUSE_SUPPORT, detect_cards, dominant_outline, map_support
     from .metrics import quad_iou
 
     quads = [d.corners for d in detect_cards(frame, consistent=False)]
+    blob = dominant_outline(frame)
+    if blob is not None:
+        quads.append(blob)
     if finder is not None:
         quads += [d.corners for d in finder.find(frame)]
     if not quads:
         return None, "no card-shaped outline found: photograph one card, whole, on a plain table"
+    if finder is not None:  # where the finder sees card at all (even in pieces), not a cloth's checks
+        prob = finder.find_and_map(frame)[1]
+        size = (frame.shape[1], frame.shape[0])
+        seen = [q for q in quads if map_support(prob, q, size) >= FUSE_SUPPORT]
+        quads = seen or quads
     areas = [_area(q) for q in quads]
     order = np.argsort(areas)[::-1]
     best = quads[order[0]]
@@ -356,7 +364,10 @@ def single_card(frame: np.ndarray, finder: Any = None) -> tuple[np.ndarray | Non
         if all(quad_iou(q, d) < 0.5 for d in distinct):
             distinct.append(q)
     if distinct:
-        return None, f"{1 + len(distinct)} cards found, a photo must show exactly one card"
+        return None, (
+            f"{1 + len(distinct)} card-shaped outlines found, a photo must show exactly one card"
+            + (" (on a plain surface: a checked cloth's squares look like cards)" if len(distinct) > 3 else "")
+        )
     return best, ""
 
 

@@ -305,11 +305,16 @@ class CardFinder:
     def find(self, frame: np.ndarray, gray: np.ndarray | None = None) -> list[Detection]:
         """The cards in ``frame`` (BGR), not those cut by its edge; ``gray``: the frame in grey,
         when the caller has it."""
+        return self.find_and_map(frame, gray)[0]
+
+    def find_and_map(self, frame: np.ndarray, gray: np.ndarray | None = None) -> tuple[list[Detection], np.ndarray]:
+        """``find``'s cards and the network's map of card pixels they came from (probabilities, at
+        the output's reduced resolution): how much of any outline the network takes for card."""
         h, w = frame.shape[:2]
         prob, geometry = self.run(frame)
         if gray is None:
             gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        return _mark_touching(_cards_from_geometry(prob, geometry, gray, (w, h)))
+        return _mark_touching(_cards_from_geometry(prob, geometry, gray, (w, h))), prob
 
 
 def _mark_touching(found: list[Detection]) -> list[Detection]:

@@ -47,14 +47,23 @@ def _closer(rendered: RenderedTable, rng: random.Random) -> RenderedTable:
 
 
 def _sample(
-    seed: int, width: int = INPUT_WIDTH, piles: bool = False, foreign: bool = False, harsh_share: int = HARSH_SHARE
+    seed: int,
+    width: int = INPUT_WIDTH,
+    piles: bool = False,
+    foreign: bool = False,
+    harsh_share: int = HARSH_SHARE,
+    abstract_share: int = 0,
 ) -> tuple[np.ndarray, ...]:
     """One rendered scene: the network's input, the inner-card target and its loss weight, and the
     geometry head's target (float16, to keep thousands of scenes in memory) and where it counts.
     ``foreign``: one scene in ``FOREIGN_SHARE`` shows another deck's cards (``render_foreign_card``),
     so the finder learns what a card looks like, not only TWEAK's art; one in ``harsh_share`` is
-    rendered under the harshest conditions."""
-    if piles and seed % PILE_SHARE == 1:
+    rendered under the harshest conditions. ``abstract_share``: one scene in that many (never a
+    pile's) shows cards of random content of no deck (``families.render_abstract_card``): the
+    finder learns that a card is its outline, whatever is printed on it."""
+    if abstract_share and seed % abstract_share == abstract_share - 1 and not (piles and seed % PILE_SHARE == 1):
+        rendered = _closer(render_table(seed, harsh=seed % harsh_share == 0, abstract=True), random.Random(seed + 1))
+    elif piles and seed % PILE_SHARE == 1:
         from .piles import render_pile_table
         from .synth.cards import random_style
 
@@ -178,6 +187,7 @@ def fine_tune_finder(
     harsh_share: int = 2,
     processes: int = 2,
     log=print,
+    abstract_share: int = 0,
 ) -> dict:
     """Train the float finder ``base`` (a ``card_finder.onnx``) further on fresh scenes from
     ``FINE_TUNE_SEED_BASE + seed * scenes`` (won piles among them, one in ``harsh_share`` harsh),
@@ -201,12 +211,15 @@ def fine_tune_finder(
         fields = " or ".join(repr(f) for f in missing)
         raise ValueError(f"{meta_path}: no {fields} field (not a meta `tweak train-finder` wrote)")
     first = FINE_TUNE_SEED_BASE + seed * scenes
-    samples = _render(range(first, first + scenes), base_meta["input_width"], True, False, harsh_share, processes)
+    samples = _render(
+        range(first, first + scenes), base_meta["input_width"], True, False, harsh_share, processes, abstract_share
+    )
     log(f"{scenes} scenes rendered in {time.perf_counter() - started:.0f} s; fine-tuning {base}...")
     _fit(torch, model, samples, epochs, max_lr, seed, log, frozen_norms=True)
     path = _export(torch, model, out_dir, base_meta["input_width"])
     recipe = base_meta["training"]
     tuned = {"seed": seed, "first_scene": first, "scenes": scenes, "harsh_share": harsh_share, "epochs": epochs}
+    tuned |= {"abstract_share": abstract_share} if abstract_share else {}
     tuned |= {"max_lr": max_lr, "seconds": round(time.perf_counter() - started)}
     meta = {**base_meta, "training": {**recipe, "fine_tuned": [*recipe.get("fine_tuned", []), tuned]}}
     path.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
@@ -237,12 +250,15 @@ def load_finder(torch, path: Path):
     return model.eval()
 
 
-def _render(seeds: range, width: int, piles: bool, foreign: bool, harsh_share: int, processes: int) -> list:
+def _render(
+    seeds: range, width: int, piles: bool, foreign: bool, harsh_share: int, processes: int, abstract_share: int = 0
+) -> list:
     import multiprocessing
 
     # (spawned, not forked: see dataset.build)
     with multiprocessing.get_context("spawn").Pool(processes, initializer=cv2.setNumThreads, initargs=(1,)) as pool:
-        return pool.starmap(_sample, [(i, width, piles, foreign, harsh_share) for i in seeds], chunksize=8)
+        jobs = [(i, width, piles, foreign, harsh_share, abstract_share) for i in seeds]
+        return pool.starmap(_sample, jobs, chunksize=8)
 
 
 def _fit(torch, model, samples: list, epochs: int, max_lr: float, seed: int, log, frozen_norms: bool = False) -> None:

@@ -15,6 +15,7 @@ from scanner.enrol_eval import accuracy, card_photo, table_crops
 from scanner.pipeline import load_scanner
 from scanner.profile import ProfileError, enrol_folder, load_profile
 from scanner.synth.cards import random_style
+from scanner.synth.families import deck as family_deck
 
 LABELS = ["red-5", "orange-3", "yellow-3", "green-1", "tweak-joker"]
 
@@ -34,14 +35,18 @@ def test_enrol_command_writes_a_versioned_profile(deck, tmp_path, capsys) -> Non
     folder, _ = deck
     out = tmp_path / "deck.json"
     assert main(["enrol", str(folder), "--profile", str(out)]) == 0
-    said = capsys.readouterr().out
-    assert "5 labels from 5 photos" in said and "use the shipped model" in said
+    said = capsys.readouterr()
+    assert "5 labels from 5 photos" in said.out and "use the shipped model" in said.out
+    assert "learning the deck" in said.err  # the progress bar
     data = json.loads(out.read_text())
-    assert data["tweak_profile"] == 1
+    assert data["tweak_profile"] == 2
     assert data["model"]["version"] == CardClassifier().version
-    assert sorted(data["labels"]) == sorted(LABELS)
+    assert sorted(data["photos"]) == sorted(LABELS)
     assert len(data["missing"]) == 46 - len(LABELS)
-    assert len(data["labels"]["red-5"]["upright"]) == 96
+    assert 1.3 < data["aspect"] < 1.5  # TWEAK cards are 88 x 63 mm: 1.40
+    reader = data["reader"]
+    assert len(reader["classes"]) == 2 * len(LABELS) + 1 and reader["classes"][-1] == "none"
+    assert reader["dims"][1] == 2 * len(LABELS)  # one direction fewer than classes
 
 
 def test_profile_keeps_the_deck_readable(deck, tmp_path) -> None:
@@ -69,8 +74,8 @@ def test_photos_without_exactly_one_card_are_named(deck, tmp_path, capsys) -> No
     status = main(["enrol", str(folder), "--profile", str(tmp_path / "p.json")])
     err = capsys.readouterr().err
     assert status == 1  # saved, but some photos were skipped
-    assert "empty.jpg: no card found" in err and "broken.jpg: cannot be read" in err
-    assert json.loads((tmp_path / "p.json").read_text())["labels"].keys() == {"red-5"}
+    assert "empty.jpg: no card-shaped outline found" in err and "broken.jpg: cannot be read" in err
+    assert json.loads((tmp_path / "p.json").read_text())["photos"].keys() == {"red-5"}
 
 
 def test_a_profile_reads_unsure_crops_as_the_classifier_does(deck) -> None:
@@ -88,26 +93,90 @@ def test_a_profile_reads_unsure_crops_as_the_classifier_does(deck) -> None:
     assert emb.shape[0] == len(crops) and np.allclose(np.linalg.norm(emb, axis=1), 1, atol=1e-5)
 
 
-def test_an_outline_that_reads_as_no_card_does_not_spoil_an_enrolment_photo(deck) -> None:
-    """The finder may half-mark a marker or a shadow's edge beside the one card (seen on another
-    CPU's arithmetic): the photo is used, with the card; two cards still make two."""
-    from types import SimpleNamespace
+def _busy_card() -> np.ndarray:
+    """A card of an art no network here saw: a checked border, corner indices, a boxed numeral."""
+    from scanner.synth.cards import CARD_H, CARD_MASK, CARD_W
 
-    from scanner.profile import _drop_not_cards
+    yy, xx = np.mgrid[0:CARD_H, 0:CARD_W]
+    img = np.full((CARD_H, CARD_W, 3), 240, np.uint8)
+    border = (yy < 24) | (yy >= CARD_H - 24) | (xx < 24) | (xx >= CARD_W - 24)
+    img[border & ((yy // 8 + xx // 8) % 2 == 0)] = (30, 30, 200)
+    cv2.rectangle(img, (60, 90), (140, 190), (30, 30, 200), 4)
+    cv2.putText(img, "4", (78, 170), cv2.FONT_HERSHEY_DUPLEX, 2.6, (30, 30, 200), 6)
+    for org in ((30, 56), (CARD_W - 52, CARD_H - 32)):
+        cv2.putText(img, "4", org, cv2.FONT_HERSHEY_SIMPLEX, 0.9, (30, 30, 200), 2)
+    img[CARD_MASK == 0] = 0
+    return img
+
+
+def _photo_of(card: np.ndarray, seed: int, label: str = "red-4") -> tuple[np.ndarray, np.ndarray]:
+    """One flat card image on a table, anywhere, at any angle (an enrolment photo of it), and
+    the card's true corners."""
+    from scanner.adapt import PhotoDeck
+    from scanner.synth.table import PlacedCard, Scene, draw_scene, random_conditions
+
+    rng = random.Random(seed)
+    scene = Scene((1000.0, 580.0))
+    scene.cards.append(PlacedCard(label, (rng.uniform(250, 750), rng.uniform(150, 430)), rng.uniform(0, 360), "centre"))
+    rendered = draw_scene(scene, random_conditions(rng), PhotoDeck({label: [card]}), rng, seed)
+    return rendered.image, np.array(rendered.truth["cards"][0]["corners"], np.float32)
+
+
+def test_an_enrolment_photo_of_a_busy_card_gives_exactly_one_card() -> None:
+    """The checked border, the boxed numeral and the indices are found as quads of their own;
+    the card's outline wins over them (issue: recognise any deck)."""
+    from scanner.detect import detect_cards
+    from scanner.metrics import quad_iou
+    from scanner.profile import single_card
 
     scanner = load_scanner()
-    photo = card_photo("red-5", deck[1], 500)
-    (card,) = scanner.scan(photo).cards
-    assert card.label == "red-5"
-    blank = card.corners - card.corners.min(axis=0) + 20  # same size, on the bare table corner
-    as_found = lambda *quads: [SimpleNamespace(corners=q.astype(np.float32)) for q in quads]
-    kept = _drop_not_cards(as_found(card.corners, blank), photo, scanner.classifier)
-    assert len(kept) == 1 and np.allclose(kept[0].corners, card.corners)
-    assert len(_drop_not_cards(as_found(blank), photo, scanner.classifier)) == 1  # one is never judged
-    assert len(_drop_not_cards(as_found(blank, blank + 200), photo, scanner.classifier)) == 2  # none a card
+    parts_seen = 0
+    for seed in (11, 12, 13, 14):
+        photo, truth = _photo_of(_busy_card(), seed)
+        parts_seen += len(detect_cards(photo, consistent=False)) + len(scanner.finder.find(photo)) > 1
+        corners, problem = single_card(photo, scanner.finder)
+        assert corners is not None, problem
+        assert quad_iou(corners, truth) > 0.7  # the card (its numeral box: 0.2), outlined a little off at worst
+    assert parts_seen  # the parts were there to be mistaken for cards
+
+
+def test_two_cards_in_an_enrolment_photo_are_named() -> None:
+    from scanner.profile import single_card
+
+    photo, _ = _photo_of(_busy_card(), 11)
     two = np.hstack([photo, photo])
-    moved = card.corners + [photo.shape[1], 0]
-    assert len(_drop_not_cards(as_found(card.corners, moved), two, scanner.classifier)) == 2
+    corners, problem = single_card(two)
+    assert corners is None and problem.startswith("2 card-shaped outlines found")
+    corners, problem = single_card(np.full((480, 640, 3), 90, np.uint8))
+    assert corners is None and "no card-shaped outline" in problem
+
+
+def test_learning_a_small_deck_moves_its_readings_to_the_deck() -> None:
+    """A deck of an art family no network trained on (dark cards, coloured numerals), a few labels,
+    a short learning run: the profile reads that deck's cards on tables far better than the
+    shipped network alone, and its own none class keeps table and card parts out."""
+    import dataclasses
+
+    from scanner.adapt import SETTINGS, card_image
+    from scanner.profile import enrol_cards, single_card
+
+    dark = family_deck("dark", 3)
+    labels = ["red-3", "purple-3", "blue-5", "back-9", "tweak-bomb"]
+    classifier = CardClassifier()
+    cards = {}
+    for k, label in enumerate(labels):
+        photo = card_photo(label, dark, 300 + k)
+        corners, problem = single_card(photo)
+        assert corners is not None, problem
+        cards[label] = [card_image(photo, corners)]
+    profile = enrol_cards(classifier, cards, settings=dataclasses.replace(SETTINGS, copies=40))
+    crops, truth = table_crops(dark, 12, 40_000)
+    keep = [i for i, t in enumerate(truth) if t in labels]
+    crops, truth = [crops[i] for i in keep], [truth[i] for i in keep]
+    assert len(crops) >= 20
+    zero_shot = accuracy(classifier.classify, crops, truth)
+    learned = accuracy(lambda c: profile.classify(classifier, c), crops, truth)
+    assert learned >= 0.85 and learned >= zero_shot + 0.2, (zero_shot, learned)
 
 
 def test_unknown_label_folder_is_refused(tmp_path, capsys) -> None:

@@ -381,7 +381,7 @@ def enrol_status():
 @referee_required
 def enrol_capture():
     """Read the cards under the camera (one, or a whole colour spread out) and propose labels."""
-    from scanner.crops import card_crop
+    from scanner.adapt import card_image
 
     camera = _camera()
     frame = camera.latest() if camera is not None else None
@@ -393,8 +393,7 @@ def enrol_capture():
     result = scanner.scan(frame)
     if not result.cards:
         return jsonify({"error": "no_card", "message": "no card seen: lay the cards face up, apart"}), 422
-    crops = [card_crop(frame, c.corners, scanner.classifier.margin) for c in result.cards]
-    _enrolment()["last"] = crops
+    _enrolment()["last"] = [card_image(frame, c.corners) for c in result.cards]
     return jsonify(
         {
             "cards": [
@@ -403,9 +402,12 @@ def enrol_capture():
                     "proposed": c.label,
                     "confidence": round(c.confidence, 3),
                     "next": [n for n, _ in c.candidates[1:3]],
+                    # the outline found, shown on the picture before the referee accepts it
+                    "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in c.corners],
                 }
                 for i, c in enumerate(result.cards)
-            ]
+            ],
+            "size": [int(frame.shape[1]), int(frame.shape[0])],
         }
     )
 
@@ -435,15 +437,15 @@ def enrol_confirm():
 @referee_required
 def enrol_save():
     """Build the deck profile from the confirmed cards and use it from now on."""
-    from scanner.profile import enrol_crops
+    from scanner.profile import enrol_cards
 
     state = _enrolment()
     if not state["crops"]:
         abort(409, description="no confirmed card yet: read and confirm some cards first")
     scanner = _scanner()
     data = request.get_json(silent=True) or {}
-    profile = enrol_crops(scanner.classifier, state["crops"], deck=str(data.get("deck", "dashboard")))
+    profile = enrol_cards(scanner.classifier, state["crops"], deck=str(data.get("deck", "dashboard")))
     profile.save(Path(current_app.config["PROFILE"]))
     state["crops"] = {}
     current_app.extensions.pop("tweak_scanner", None)  # the next scan uses the profile
-    return jsonify({"labels": len(profile.prototypes), "missing": len(profile.missing)})
+    return jsonify({"labels": len(profile.enrolled), "missing": len(profile.missing)})

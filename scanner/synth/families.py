@@ -57,6 +57,18 @@ class FamilyDeck:
         return img
 
 
+@dataclass(frozen=True)
+class AbstractDeck:
+    """Cards of no deck: each drawn anew by ``render_abstract_card`` (for training the finder)."""
+
+    font: int = 0
+    layout: str = "abstract"
+    heldout: bool = False
+
+    def render(self, label: str, rng: random.Random) -> np.ndarray:
+        return render_abstract_card(rng)
+
+
 def deck(family: str, seed: int) -> FamilyDeck:
     """The deck ``seed`` of ``family``: its font, colour shift, paper and icons."""
     if family not in FAMILIES:
@@ -219,3 +231,83 @@ def _photo(d: FamilyDeck, label: str, rng: random.Random) -> np.ndarray:
 
 
 _DRAW = {"pips": _pips, "texture": _texture, "dark": _dark, "wallpaper": _wallpaper, "photo": _photo}
+
+
+def render_abstract_card(rng: random.Random) -> np.ndarray:
+    """A card of content unrelated to any deck, for teaching the card finder that a card is its
+    outline and nothing printed on it: a face of a random ground (paper, dark, a colour, a
+    gradient, noise, stripes, checks), any border or none (lines, checks, stripes), random glyphs
+    and numerals in any font and size (corner indices among them), shapes, and wear."""
+    img = np.empty((CARD_H, CARD_W, 3), np.uint8)
+    local = np.random.default_rng(rng.randrange(2**32))
+
+    def colour() -> tuple[int, int, int]:
+        hsv = np.uint8([[[rng.randint(0, 179), rng.randint(0, 255), rng.randint(15, 255)]]])
+        return tuple(int(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+
+    ground = rng.choice(("paper", "paper", "dark", "colour", "gradient", "noise", "stripes", "checks"))
+    if ground == "paper":
+        img[:] = tuple(rng.randint(215, 255) for _ in range(3))
+    elif ground == "dark":
+        img[:] = tuple(rng.randint(5, 45) for _ in range(3))
+    elif ground == "colour":
+        img[:] = colour()
+    elif ground == "gradient":
+        a, b = np.array(colour(), np.float32), np.array(colour(), np.float32)
+        t = np.linspace(0, 1, CARD_H, dtype=np.float32)[:, None, None]
+        img[:] = (a * (1 - t) + b * t).astype(np.uint8)
+    elif ground == "noise":
+        cells = rng.choice((4, 8, 16, 32))
+        noise = local.random((CARD_H // cells + 1, CARD_W // cells + 1, 3)).astype(np.float32)
+        noise = cv2.resize(noise, (CARD_W, CARD_H), interpolation=cv2.INTER_CUBIC)
+        img[:] = np.clip(np.array(colour(), np.float32) * (0.5 + noise), 0, 255).astype(np.uint8)
+    else:
+        img[:] = colour()
+        ink, step = colour(), rng.randint(6, 30)
+        for k in range(0, CARD_H + CARD_W, 2 * step):
+            if ground == "stripes":
+                cv2.line(img, (0, k), (k, 0), ink, step, cv2.LINE_AA)
+            else:
+                for x in range(0, CARD_W, 2 * step):
+                    y = k - (x // step % 2) * step
+                    cv2.rectangle(img, (x, y), (x + step, y + step), ink, -1)
+    border = rng.choice(("none", "none", "line", "thick", "double", "checks", "stripes"))
+    inset = rng.randint(3, 24)
+    ink = colour()
+    if border in ("line", "double"):
+        cv2.rectangle(img, (inset, inset), (CARD_W - inset, CARD_H - inset), ink, rng.randint(1, 4), cv2.LINE_AA)
+        if border == "double":
+            i2 = inset + rng.randint(5, 12)
+            cv2.rectangle(img, (i2, i2), (CARD_W - i2, CARD_H - i2), ink, rng.randint(1, 3), cv2.LINE_AA)
+    elif border == "thick":
+        cv2.rectangle(img, (0, 0), (CARD_W - 1, CARD_H - 1), ink, 2 * inset)
+    elif border in ("checks", "stripes"):
+        step, other = rng.randint(5, 14), colour()
+        frame = np.zeros((CARD_H, CARD_W), bool)
+        frame[: 2 * inset], frame[-2 * inset :], frame[:, : 2 * inset], frame[:, -2 * inset :] = True, True, True, True
+        yy, xx = np.mgrid[0:CARD_H, 0:CARD_W]
+        pattern = ((yy // step + xx // step) % 2 == 0) if border == "checks" else ((yy + xx) // step % 2 == 0)
+        img[frame & pattern] = ink
+        img[frame & ~pattern] = other
+    for _ in range(rng.randint(0, 4)):  # shapes
+        _icon(
+            img,
+            rng.randrange(6),
+            (rng.randint(20, CARD_W - 20), rng.randint(20, CARD_H - 20)),
+            rng.randint(8, 70),
+            colour(),
+        )
+    glyphs = "0123456789AKQJT!+-?#%&XYZ"
+    for _ in range(rng.randint(0, 5)):  # glyphs and numerals, big or as corner indices
+        text = "".join(rng.choice(glyphs) for _ in range(rng.randint(1, 2)))
+        centre = (rng.randint(10, CARD_W - 10), rng.randint(10, CARD_H - 10))
+        _text(img, text, centre, rng.choice((10, 16, 24, 40, 70, 110)), colour(), rng.choice(FONTS))
+    if rng.random() < 0.5:  # corner indices
+        text, ink, font = rng.choice(glyphs), colour(), rng.choice(FONTS)
+        for centre in ((20, 26), (CARD_W - 20, CARD_H - 26)):
+            _text(img, text, centre, 20, ink, font, 2)
+    if rng.random() < 0.3:  # worn print
+        wear = cv2.GaussianBlur(local.random((CARD_H, CARD_W)).astype(np.float32), (0, 0), 3)[..., None]
+        img[:] = np.clip(img * (0.85 + 0.3 * wear), 0, 255).astype(np.uint8)
+    img[CARD_MASK == 0] = 0
+    return img

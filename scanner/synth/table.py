@@ -21,7 +21,7 @@ import numpy as np
 
 from ..labels import BACKS, FACES, LABELS, TWEAK_FACES
 from .cards import CARD_MASK, CARD_MM, ArtStyle, random_style, render_card, render_foreign_card
-from .families import FamilyDeck
+from .families import AbstractDeck, FamilyDeck
 
 FRAME_SIZES = ((1280, 720), (1600, 900), (1920, 1080))
 SURFACES = ("wood", "felt", "cloth", "checked", "mat", "dark")
@@ -449,17 +449,19 @@ def render_table(
     light: str | None = None,
     conditions: Conditions | None = None,
     foreign: bool = False,
+    abstract: bool = False,
 ) -> RenderedTable:
     """One synthetic overhead photo of a table, and its ground truth (labels, corners).
     ``foreign``: every card is printed as another deck's (``render_foreign_card``; the labels
-    then only say where the TWEAK cards would lie), on more kinds of table."""
+    then only say where the TWEAK cards would lie), on more kinds of table. ``abstract``: every
+    card's face is random content of no deck (``families.render_abstract_card``), likewise."""
     rng = random.Random(seed)
     style = style or random_style(rng, heldout=heldout_style)
     cond = conditions or random_conditions(rng, harsh=harsh, light=light)
-    if foreign and conditions is None:
+    if (foreign or abstract) and conditions is None:
         cond = replace(cond, surface=rng.choice(FOREIGN_SURFACES))
     scene = random_scene(rng, n_centre=n_centre, uniform_labels=uniform_labels)
-    return draw_scene(scene, cond, style, rng, seed, foreign)
+    return draw_scene(scene, cond, AbstractDeck() if abstract else style, rng, seed, foreign)
 
 
 def draw_scene(
