@@ -1,11 +1,13 @@
 """Referee end to end: virtual rounds (2-6 players) filmed, scanned, tracked and refereed.
 
-    python benchmarks/referee.py [--seeds 20] [--jobs 2]
+    python benchmarks/referee.py [--seeds 20] [--jobs 2] [--family F [--enrol]]
 
 Prints, over all rounds: moves inferred right without asking, moves asked (and right once the
 referee answered), refusals (after one, the referee taps the move made, as on the dashboard),
 wrong moves passed silently (the goal is none), rounds with exact scores, and the delay from the
-table becoming still to the verdict.
+table becoming still to the verdict. ``--family``: the deck is drawn in that art family
+(``scanner/synth/families.py``, deck 1), which no network trained on; ``--enrol``: it is enrolled
+first from one photo a label, as a user would.
 """
 
 from __future__ import annotations
@@ -23,18 +25,42 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 _scanner = None
 
 
-def _one(args: tuple[int, int]) -> dict:
+def _one(args: tuple[int, int, str | None, str | None]) -> dict:
     global _scanner
     from companion.referee.evaluate import evaluate_round
     from scanner.pipeline import load_scanner
+    from scanner.synth.families import deck
 
+    seed, players, family, profile = args
     if _scanner is None:
-        _scanner = load_scanner()
-    seed, players = args
-    report = evaluate_round(seed, players, _scanner, answer_with_truth=True)
+        _scanner = load_scanner(profile)
+    report = evaluate_round(seed, players, _scanner, answer_with_truth=True, style=deck(family, 1) if family else None)
     out = report.as_json()
     out["latencies"] = report.latencies
     return out
+
+
+def _enrolled(family: str) -> str:
+    """A profile of the family's deck 1 from one photo a label (as benchmarks/families.py)."""
+    import tempfile
+
+    import cv2
+
+    from scanner.enrol_eval import card_photo
+    from scanner.labels import LABELS
+    from scanner.pipeline import load_scanner
+    from scanner.profile import enrol_folder
+    from scanner.synth.families import deck
+
+    folder = Path(tempfile.mkdtemp())
+    for k, label in enumerate(LABELS):
+        (folder / label).mkdir()
+        cv2.imwrite(str(folder / label / "0.jpg"), card_photo(label, deck(family, 1), 7_000_100 + k))
+    report = enrol_folder(folder, load_scanner())
+    path = folder / "profile.json"
+    report.profile.save(path)
+    print(f"enrolled {family} deck 1: {report.used} photos, {len(report.refused)} refused, {report.seconds:.0f} s")
+    return str(path)
 
 
 def main() -> None:
@@ -42,8 +68,11 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--first", type=int, default=1000)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--family", help="draw the deck in this art family (scanner/synth/families.py)")
+    parser.add_argument("--enrol", action="store_true", help="enrol the family's deck first (one photo a label)")
     args = parser.parse_args()
-    work = [(args.first + i, 2 + i % 5) for i in range(args.seeds)]
+    profile = _enrolled(args.family) if args.enrol and args.family else None
+    work = [(args.first + i, 2 + i % 5, args.family, profile) for i in range(args.seeds)]
     with ProcessPoolExecutor(args.jobs) as pool:
         reports = list(pool.map(_one, work))
     moves = sum(r["moves"] for r in reports)

@@ -89,8 +89,8 @@ def test_dashboard_without_a_picture_says_why(referee, app) -> None:
         status = client.get("/api/camera").get_json()
         assert "picamera2 is not installed" in status["message"]
         picture = client.get("/api/camera.jpg")
-        assert picture.status_code == 503 and "missing" in picture.get_json()["message"]
-        assert referee.post("/api/camera/calibrate").status_code == 503
+        assert picture.status_code == 409 and "missing" in picture.get_json()["message"]
+        assert referee.post("/api/camera/calibrate").status_code == 409
         # the dashboard itself still works: manual entry
         assert client.get("/").status_code == 200
         assert referee.post("/api/matches", json={"players": ["Ana", "Ben"]}).status_code == 201

@@ -111,9 +111,9 @@ def test_sigkill_mid_round_then_restart_resumes_exactly(tmp_path):
     proc = start_server(db, port)
     try:
         client = Client(f"http://127.0.0.1:{port}")
+        client.login()  # (the hands and the record in play are the referee's)
         after = client.get(f"/api/matches/{match_id}")
         record_after = client.opener.open(f"{client.base}/api/matches/{match_id}/record").read()
-        client.login()
         r = after["round"]
         status, _ = client.post(
             f"/api/matches/{match_id}/turn", {"play": "discard", "hand": r["hands"][r["to_move"]][0]}

@@ -269,5 +269,5 @@ def test_enrolment_needs_the_referee_and_a_picture(app, referee) -> None:
     watcher = app.test_client()
     assert watcher.post("/api/enrol/capture", headers={"X-CSRF-Token": csrf_of(watcher)}).status_code == 403
     answer = referee.post("/api/enrol/capture")
-    assert answer.status_code == 503 and "needs a camera" in answer.get_json()["message"]
+    assert answer.status_code == 409 and "needs a camera" in answer.get_json()["message"]
     assert referee.post("/api/enrol/save").status_code == 409

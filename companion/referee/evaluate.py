@@ -66,9 +66,10 @@ class RoundReport:
         return {k: v for k, v in self.__dict__.items() if k != "latencies"}
 
 
-def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: bool) -> RoundReport:
+def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: bool, style: Any = None) -> RoundReport:
     """Referee one virtual round. ``answer_with_truth``: a referee answers each question rightly
-    when the right reading is among those offered (the dashboard's tap); else the first is taken."""
+    when the right reading is among those offered (the dashboard's tap); else the first is taken.
+    ``style``: the deck's art (``virtual.frames``)."""
     names = NAMES[:players]
     dealer = seed % players
     virtual = play_round(names, dealer, seed)
@@ -87,7 +88,7 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
     referee_turns: list[Turn] = []
     asked_at: set[int] = set()
     started = time.perf_counter()
-    frame_list = list(frames(virtual))
+    frame_list = list(frames(virtual, style=style))
     report.frames = len(frame_list)
     last = None
     feed = ((f.time, f.image) for f in frame_list)

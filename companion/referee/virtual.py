@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -145,7 +145,7 @@ def centre_zone(virtual: VirtualRound):
     from scanner.synth.table import CENTRE_MM, render_state, state_scene
 
     state = virtual.states[0][0]
-    rendered = render_state(state, virtual.seed, upright=True, style=REFERENCE_STYLE)
+    rendered = render_state(state, virtual.seed, upright=True, style=REFERENCE_STYLE)  # (the style moves no card)
     width, height = state_scene(state, virtual.seed).size_mm
     x0, y0, x1, y1 = CENTRE_MM
     corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64) + [width / 2, height / 2]
@@ -155,12 +155,15 @@ def centre_zone(virtual: VirtualRound):
 
 
 def frames(
-    virtual: VirtualRound, still_frames: int = STILL_FRAMES, fps: float = FPS, noise: float = 2.0
+    virtual: VirtualRound, still_frames: int = STILL_FRAMES, fps: float = FPS, noise: float = 2.0, style: Any = None
 ) -> Iterator[VirtualFrame]:
-    """The camera's frames: for each state a hand passing, then ``still_frames`` still ones."""
+    """The camera's frames: for each state a hand passing, then ``still_frames`` still ones.
+    ``style``: the deck's art (default the reference deck; a ``families.FamilyDeck`` for a deck
+    of an art no network trained on)."""
     from scanner.synth.cards import REFERENCE_STYLE
     from scanner.synth.table import arm_over, render_state
 
+    style = style or REFERENCE_STYLE
     rng = random.Random(virtual.seed * 31 + 7)
     noise_rng = np.random.default_rng(virtual.seed)
     now = 0.0
@@ -169,7 +172,7 @@ def frames(
         if previous is not None and state == previous:
             continue
         previous = state
-        image = render_state(state, virtual.seed, upright=True, style=REFERENCE_STYLE).image
+        image = render_state(state, virtual.seed, upright=True, style=style).image
         yield VirtualFrame(now, arm_over(image, rng), done)
         now += 1 / fps
         for _ in range(still_frames):

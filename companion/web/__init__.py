@@ -10,6 +10,8 @@ from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from ..storage import Storage
+from .auth import LoginThrottle, SessionGeneration
+from .checks import BoundedInt
 from .service import Hub, MatchService, ServiceError
 
 
@@ -37,6 +39,11 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     if not app.config["REFEREE_PIN"]:
         app.config["REFEREE_PIN"] = f"{secrets.randbelow(10**6):06d}"
 
+    app.url_map.converters["int"] = BoundedInt
+    # (beside the database: the referee sessions belong to the matches it holds)
+    sessions = None if app.config["DATABASE"] == ":memory:" else app.config["DATABASE"] + ".sessions.json"
+    app.extensions["tweak_sessions"] = SessionGeneration(sessions, app.config["REFEREE_PIN"])
+    app.extensions["tweak_logins"] = LoginThrottle()
     storage = Storage(app.config["DATABASE"])
     app.extensions["tweak"] = MatchService(storage, Hub())
 

@@ -10,17 +10,20 @@ from pathlib import Path
 from flask import Blueprint, Response, abort, current_app, jsonify, request, stream_with_context
 
 from . import get_service
-from .auth import check_csrf, referee_required
+from .auth import check_csrf, is_referee, referee_required
+from .checks import JsonProblem, strict_json
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 bp.before_request(check_csrf)
 
 
 def _json_body() -> object:
-    data = request.get_json(silent=True)
-    if data is None:
+    if not request.is_json:
         abort(400, description="send a JSON body (Content-Type: application/json)")
-    return data
+    try:
+        return strict_json(request.get_data(cache=True))
+    except JsonProblem as err:
+        abort(400, description=f"the JSON body: {err}")
 
 
 @bp.get("/matches")
@@ -47,7 +50,9 @@ def create_match():
 
 @bp.get("/matches/<int:match_id>")
 def match_state(match_id: int):
-    return jsonify(get_service(current_app).state(match_id))
+    """The match as a phone shows it; hands only to the referee (watchers see their sizes, as the
+    players at the table do)."""
+    return jsonify(get_service(current_app).state(match_id, hands=is_referee()))
 
 
 @bp.post("/matches/<int:match_id>/turn")
@@ -72,12 +77,27 @@ def next_round(match_id: int):
 
 @bp.get("/matches/<int:match_id>/record")
 def record(match_id: int):
-    text = get_service(current_app).record(match_id)
+    """The game record (deals, deck order, T! pile): the referee's, or anyone's once no round is
+    in play (it tells the cards still to come)."""
+    svc = get_service(current_app)
+    if not is_referee() and svc.round_in_play(match_id):
+        abort(403, description="the record shows the cards still to come: the referee's until the round is over")
+    text = svc.record(match_id)
     return Response(
         text,
         mimetype="application/x-ndjson",
         headers={"Content-Disposition": f'attachment; filename="tweak-match-{match_id}.jsonl"'},
     )
+
+
+def _optional_object() -> dict:
+    """The request's JSON object where a body may be left out ({} then)."""
+    if not request.get_data(cache=True):
+        return {}
+    data = _json_body()
+    if not isinstance(data, dict):
+        abort(400, description="send a JSON object, or no body")
+    return data
 
 
 def _json_object(expected: str) -> dict:
@@ -230,7 +250,9 @@ def camera_picture():
     frame = camera.latest() if camera is not None else None
     if frame is None:
         state = camera.status() if camera is not None else {"state": "none", "message": "no camera"}
-        return jsonify({"error": "no_picture", "message": f"camera {state['state']}: {state['message']}"}), 503
+        return jsonify(
+            {"error": "no_picture", "message": f"camera {state['state']}: {state['message']}"}
+        ), 409  # (a state, not a server fault)
     scanner = _scanner()
     mat = next((m for m in (find_mat(frame, MatLayout.paper(s)) for s in ("A2", "A3")) if m is not None), None)
     if scanner is not None:
@@ -255,9 +277,11 @@ def calibrate():
     frame = camera.latest() if camera is not None else None
     if frame is None:
         state = camera.status()["state"] if camera is not None else "none"
-        return jsonify({"error": "no_picture", "message": f"no picture to calibrate from (camera {state})"}), 503
-    body = request.get_json(silent=True) or {}
-    size = body.get("mat", "A2") if isinstance(body, dict) else "A2"
+        return jsonify(
+            {"error": "no_picture", "message": f"no picture to calibrate from (camera {state})"}
+        ), 409  # (a state, not a server fault)
+    body = _optional_object()
+    size = body.get("mat", "A2")
     if size not in ("A2", "A3"):
         abort(400, description="mat must be A2 or A3 (the size it was printed at)")
     mat = find_mat(frame, MatLayout.paper(size))
@@ -295,14 +319,18 @@ def check_pile(match_id: int, player: str):
     if camera is not None:
         frame = camera.latest()
         if frame is None:
-            return jsonify({"error": "no_picture", "message": f"camera {camera.state}: {camera.message}"}), 503
+            return jsonify(
+                {"error": "no_picture", "message": f"camera {camera.state}: {camera.message}"}
+            ), 409  # (a state, not a server fault)
         frames = [frame]
     else:  # the virtual table spreads the pile 24 cards to a picture
         seed = svc.get(match_id).seed
         frames = [_virtual_pile(seed, tracked[i : i + 24], f"{player}-{i}") for i in range(0, max(1, len(tracked)), 24)]
     scanner = _scanner()
     if scanner is None:
-        return jsonify({"error": "no_scanner", "message": "the recognition models are not installed"}), 503
+        return jsonify(
+            {"error": "no_scanner", "message": "the recognition models are not installed"}
+        ), 409  # (a state, not a server fault)
     store = current_app.extensions.setdefault("tweak_pile_scores", {})
     scanned = store.get((match_id, player)) if add else None
     scanned = scanned or score_labels([])
@@ -386,10 +414,14 @@ def enrol_capture():
     camera = _camera()
     frame = camera.latest() if camera is not None else None
     if frame is None:
-        return jsonify({"error": "no_picture", "message": "the enrolment wizard needs a camera picture"}), 503
+        return jsonify(
+            {"error": "no_picture", "message": "the enrolment wizard needs a camera picture"}
+        ), 409  # (a state, not a server fault)
     scanner = _scanner()
     if scanner is None:
-        return jsonify({"error": "no_scanner", "message": "the recognition models are not installed"}), 503
+        return jsonify(
+            {"error": "no_scanner", "message": "the recognition models are not installed"}
+        ), 409  # (a state, not a server fault)
     result = scanner.scan(frame)
     if not result.cards:
         return jsonify({"error": "no_card", "message": "no card seen: lay the cards face up, apart"}), 422
@@ -443,8 +475,10 @@ def enrol_save():
     if not state["crops"]:
         abort(409, description="no confirmed card yet: read and confirm some cards first")
     scanner = _scanner()
-    data = request.get_json(silent=True) or {}
-    profile = enrol_cards(scanner.classifier, state["crops"], deck=str(data.get("deck", "dashboard")))
+    deck = _optional_object().get("deck", "dashboard")
+    if not isinstance(deck, str) or len(deck) > 80:
+        abort(400, description="deck must be a name of at most 80 characters")
+    profile = enrol_cards(scanner.classifier, state["crops"], deck=deck)
     profile.save(Path(current_app.config["PROFILE"]))
     state["crops"] = {}
     current_app.extensions.pop("tweak_scanner", None)  # the next scan uses the profile

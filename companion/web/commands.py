@@ -29,6 +29,16 @@ def serve(args: argparse.Namespace) -> int:
 
     config = {"DATABASE": args.db} if args.db else {}
     if args.pin:
+        from .checks import weak_pin
+
+        problem = weak_pin(args.pin)
+        if problem:
+            print(
+                f"tweak serve: --pin: a weak PIN ({problem}): give 6 or more digits, not repeated or in a run "
+                "(or leave --pin out for a random one)",
+                file=sys.stderr,
+            )
+            return 2
         config["REFEREE_PIN"] = args.pin
     app = create_app(config)
     if args.camera is not None:
@@ -55,7 +65,7 @@ def serve(args: argparse.Namespace) -> int:
     print(f"TWEAK Table Companion: {url}")
     print(f"Referee PIN: {app.config['REFEREE_PIN']}")
     if args.camera is None:
-        print("Camera: none, the virtual table plays a demo match")
+        print("Camera: none" + ("" if args.no_virtual else ", the virtual table plays a demo match"))
     else:
         print(f"Camera: {args.camera} (its state is on the dashboard; calibrate at {url}calibrate)")
     segno.make(url, error="m").terminal(compact=True)

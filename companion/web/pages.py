@@ -6,7 +6,7 @@ import segno
 from flask import Blueprint, current_app, flash, redirect, render_template, request, session, url_for
 
 from . import get_service
-from .auth import check_csrf, check_pin, csrf_token, is_referee, language
+from .auth import check_csrf, check_pin, csrf_token, is_referee, language, log_in, log_out
 from .i18n import LANGUAGES, catalogue, translate
 
 bp = Blueprint("pages", __name__)
@@ -62,16 +62,24 @@ def enrol():
 
 @bp.post("/login")
 def login():
+    throttle = current_app.extensions["tweak_logins"]
+    client = request.remote_addr or "?"
+    wait = throttle.wait(client)
+    if wait > 0:
+        flash(translate("Too many wrong PINs: try again in {seconds} s", language()).format(seconds=int(wait) + 1))
+        return redirect(_next_page()), 303
     if check_pin(request.form.get("pin", "")):
-        session["referee"] = True
+        throttle.succeeded(client)
+        log_in()
     else:
+        throttle.failed(client)
         flash(translate("Wrong PIN", language()))
     return redirect(_next_page())
 
 
 @bp.post("/logout")
 def logout():
-    session.pop("referee", None)
+    log_out()
     return redirect(url_for("pages.index"))
 
 

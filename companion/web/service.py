@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -58,6 +59,7 @@ class LiveMatch:
     asking: dict | None = None  # a question whose move is being recorded
     _seen: ObservedRound | None = None
     referee: Referee | None = None  # move inference for the camera round (not stored: rebuilt)
+    damage: str | None = None  # a stored event that could not be replayed (the match is read-only)
 
     @property
     def seen(self) -> ObservedRound | None:
@@ -192,6 +194,22 @@ def _card(value: Any, field_name: str) -> Card:
         raise ServiceError(400, f"{field_name}: {err}") from None
 
 
+MAX_GOAL = 10_000  # points: far beyond any real match, small enough to store and show
+
+
+def _name_problem(name: str) -> str | None:
+    """Why a player's name cannot be used (it is stored, shown, and part of some addresses)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return "not valid text (a lone surrogate)"
+    if not name.isprintable():
+        return "control characters are not allowed"
+    if any(c in name for c in "/\\"):
+        return "'/' and '\\' are not allowed"
+    return None
+
+
 def _round_state(players: Sequence[str], rnd: Round) -> dict[str, Any]:
     """What every phone shows of a round in play, hands aside."""
     return {
@@ -237,8 +255,18 @@ class MatchService:
             if row is None:
                 raise ServiceError(404, f"no match {match_id}")
             live = LiveMatch(row.id, row.name, row.seed, row.autoplay)
-            for event in self.storage.events(match_id):
-                live.apply(event.kind, event.body, event.seq, event.created)
+            for position, event in enumerate(self.storage.events(match_id), 1):
+                try:
+                    live.apply(event.kind, event.body, event.seq, event.created)
+                except Exception as err:  # noqa: BLE001 (any stored event the engine refuses)
+                    # the match is shown as it was before that event, read-only; the rest of the
+                    # database serves as usual
+                    live.damage = (
+                        f"match {match_id}: stored event {position} (#{event.seq}, {event.kind}) cannot be "
+                        f"replayed ({type(err).__name__}: {err}); shown as before it, read-only"
+                    )
+                    print(f"tweak serve: {live.damage}", file=sys.stderr)
+                    break
             self._live[match_id] = live
             return live
 
@@ -268,6 +296,8 @@ class MatchService:
 
     def _append(self, live: LiveMatch, kind: str, body: dict, live_seen: bool = False) -> None:
         """Durably store an event, then apply it and wake the streams."""
+        if live.damage:
+            raise ServiceError(409, live.damage)
         seq = self.storage.append(live.id, kind, body)
         at = time.time()
         live.apply(kind, body, seq, at, live_seen)
@@ -296,6 +326,10 @@ class MatchService:
             raise ServiceError(400, "each player needs a different name")
         if any(len(p) > 40 for p in players):
             raise ServiceError(400, "a name has at most 40 characters")
+        for p in players:
+            problem = _name_problem(p)
+            if problem:
+                raise ServiceError(400, f"player name {p.encode('utf-8', 'backslashreplace').decode()!r}: {problem}")
         try:
             edition_value = Edition.parse(edition)
         except (ValueError, TypeError):
@@ -316,12 +350,13 @@ class MatchService:
         if goal in (None, ""):
             goal_value = None
         else:
-            try:
-                goal_value = int(goal)
-            except (TypeError, ValueError):
-                raise ServiceError(400, f"goal must be a whole number, not {goal!r}") from None
-            if goal_value <= 0:
-                raise ServiceError(400, "goal must be positive")
+            if isinstance(goal, str) and goal.strip().isascii() and goal.strip().isdigit():
+                goal = int(goal.strip())
+            if isinstance(goal, bool) or not isinstance(goal, int):
+                raise ServiceError(400, f"goal must be a whole number of points, not {goal!r}")
+            if not 1 <= goal <= MAX_GOAL:
+                raise ServiceError(400, f"goal must be 1 to {MAX_GOAL} points (RULES R5.5), not {goal}")
+            goal_value = goal
             if goal_value == goal_for(len(players)):
                 goal_value = None
         if name is not None and not isinstance(name, str):
@@ -406,7 +441,7 @@ class MatchService:
             rng = random.Random(f"{live.seed}/turn/{len(live.lines)}")
             if kind is TweakKind.JOKER:
                 delta = tweak.get("delta")
-                if delta not in (1, -1) or isinstance(delta, bool):
+                if type(delta) is not int or delta not in (1, -1):  # (1.0 would be stored, then not replay)
                     raise ServiceError(400, "a Joker's delta is +1 or -1 (RULES R6.2)")
                 use = UseJoker(delta)
             elif kind is TweakKind.SHIFTER:
@@ -758,8 +793,14 @@ class MatchService:
         live = self.get(match_id)
         return "".join(dumps(line) + "\n" for line in live.lines)
 
-    def state(self, match_id: int) -> dict[str, Any]:
-        """Everything a phone shows, as JSON."""
+    def round_in_play(self, match_id: int) -> bool:
+        with self._lock:
+            rnd = self.get(match_id).match.current
+            return rnd is not None and not rnd.is_over()
+
+    def state(self, match_id: int, hands: bool = True) -> dict[str, Any]:
+        """Everything a phone shows, as JSON; ``hands``: the cards in each hand too (the referee's
+        view; others see how many, as at the table)."""
         with self._lock:
             live = self.get(match_id)
             match = live.match
@@ -794,11 +835,12 @@ class MatchService:
                     "dealer": players[rnd.dealer],
                     "colours": colours,
                     **_round_state(players, rnd),
-                    "hands": {p: [c.name for c in h] for p, h in zip(players, rnd.hands)},
+                    "hands": {p: [c.name for c in h] if hands else [] for p, h in zip(players, rnd.hands)},
+                    "hand_sizes": {p: len(h) for p, h in zip(players, rnd.hands)},
                     "can_undo": bool(rnd.history) and (not live.camera or bool(live.commits)),
                 }
             state["camera"] = live.camera
-            state["note"] = live.note
+            state["note"] = live.damage or live.note
             state["questions"] = [
                 {k: q[k] for k in ("id", "turn", "player", "reason")} | {"readings": [r["line"] for r in q["readings"]]}
                 for q in live.questions
