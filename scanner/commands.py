@@ -564,7 +564,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--abstract-share",
         type=int,
-        default=2,
+        default=0,
         metavar="N",
         help="one scene in N shows cards of random content of no deck (0: none)",
     )

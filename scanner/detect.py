@@ -25,6 +25,7 @@ CONSISTENT_AREA = (0.45, 2.2)  # cards of one frame have areas within these fact
 FUSE_SAME = 0.6  # a learned quad and an outline overlapping this much (IoU) are one card
 FUSE_PART = 0.4  # a learned quad inside an outline and under this share of its area is a part of it
 GROUP_SHARE = 0.3  # ... unless the outline holds two quads this share of its area: two cards
+FUSE_MAX_SIZE = 2.0  # an outline counts up to this many times the finder's larger cards' area (90th pct)
 FUSE_SUPPORT = 0.1  # an outline counts where the finder sees card in a tenth of its inside (pieces will do)
 
 
@@ -268,6 +269,9 @@ def fuse_outlines(
     and is dropped; an outline the finder found too (IoU >= FUSE_SAME) keeps the finder's quad,
     marked outlined; an outline the finder missed is added."""
     outlines = [o for o in outlines if map_support(prob, o.corners, size) >= FUSE_SUPPORT]
+    if learned:  # an outline far larger than the finder's larger cards is a mat or a tray, not a card
+        large = float(np.percentile([d.area for d in learned], 90))
+        outlines = [o for o in outlines if o.area <= FUSE_MAX_SIZE * large]
     # an outline holding two of the finder's cards of a card's size is two cards side by side
     # (their joint outline is about as long for its width as one card's)
     outlines = [
