@@ -19,7 +19,7 @@ the result is a few hundred kilobytes of numbers stored in the deck profile.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -29,19 +29,20 @@ import numpy as np
 class AdaptSettings:
     """Every number of deck learning, one line each."""
 
-    copies: int = 40  # training crops of each label, cut from synthetic tables
+    copies: int = 60  # training crops of each label, cut from synthetic tables
     harsh_share: float = 0.5  # share of those tables in harsh light
     outline_error: float = 0.02  # corner error of the crops' outlines, share of the card's width
     none_share: float = 0.3  # "none" crops (card parts, table) for each card crop
-    shrinkage: float = 0.15  # LDA: share of the within-class scatter replaced by its mean variance
+    shrinkage: float = 0.02  # LDA: share of the within-class scatter replaced by its mean variance
+    shrinkage_choices: tuple[float, ...] = (0.02, 0.05, 0.15, 0.3, 0.5)  # tried by ``fit_reader``
     max_dims: int = 60  # LDA directions kept
     #: features of a crop: gradient histogram, colour layout, network embedding, each weighted so
     #: that none dominates the others by its number of dimensions
     hog_weight: float = 1.0
-    colour_weight: float = 1.5
-    hue_weight: float = 3.0
+    colour_weight: float = 0.75
+    hue_weight: float = 1.5
     embedding_weight: float = 1.0
-    log_prob_weight: float = 0.3
+    log_prob_weight: float = 0.6
     #: a crop farther from every class of the deck than this many times the training crops' own
     #: distances (99th percentile) is unlike the deck: its reading loses confidence
     outlier_factor: float = 1.6
@@ -212,6 +213,31 @@ def fit_lda(features: np.ndarray, classes: np.ndarray, n_classes: int, settings:
     return LinearDiscriminant(
         mean.astype(np.float32), projection.astype(np.float32), centroids.astype(np.float32), reach
     )
+
+
+def fit_reader(
+    features: np.ndarray, classes: np.ndarray, n_classes: int, settings: AdaptSettings = SETTINGS
+) -> LinearDiscriminant:
+    """The deck's reader: an LDA whose shrinkage is chosen on the training crops themselves (a
+    quarter held out; a whole deck wants little, a few labels much more), refitted on all of them,
+    its reach (how far a crop of the deck lies from its class) measured on the held-out quarter,
+    which is what crops on a real table will look like, not on the crops it was fitted to."""
+    x = np.asarray(features, np.float32)
+    y = np.asarray(classes)
+    held = np.arange(len(y)) % 4 == 3
+    best = None
+    for shrinkage in settings.shrinkage_choices:
+        tried = replace(settings, shrinkage=shrinkage)
+        lda = fit_lda(x[~held], y[~held], n_classes, tried)
+        d = lda.distances(x[held])
+        right = float((d.argmin(axis=1) == y[held]).mean())
+        reach = float(np.percentile(d[np.arange(len(d)), y[held]], 99))
+        if best is None or right > best[0] + 1e-9:
+            best = (right, shrinkage, reach)
+    _, shrinkage, reach = best
+    final = fit_lda(x, y, n_classes, replace(settings, shrinkage=shrinkage))
+    final.reach = max(final.reach, reach)
+    return final
 
 
 # --- training crops ---------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .adapt import SETTINGS, LinearDiscriminant, crop_features, fit_lda
+from .adapt import SETTINGS, LinearDiscriminant, crop_features, fit_reader
 from .labels import LABELS
 
 PROFILE_VERSION = 2
@@ -272,7 +272,7 @@ def enrol_cards(
         batch = images[start : start + 256]
         probs, _, emb = classifier.run(batch)
         features.append(crop_features(batch, emb, np.log(np.maximum(probs, 1e-12))))
-    reader = fit_lda(np.concatenate(features), targets, len(classes), settings)
+    reader = fit_reader(np.concatenate(features), targets, len(classes), settings)
     return DeckProfile(
         classifier.version,
         model_fingerprint(classifier.path),
