@@ -154,3 +154,108 @@ class Storage:
                 "SELECT id, name, seed, autoplay, created FROM matches WHERE id = ?", (match_id,)
             ).fetchone()
         return MatchRow(row[0], row[1], row[2], bool(row[3]), row[4]) if row else None
+
+
+# --- damage and backups ------------------------------------------------------------------------
+
+BACKUPS_KEPT = 5  # generations of backups kept beside the database
+
+
+class StorageDamaged(Exception):
+    pass
+
+
+def backups_folder(path: str) -> str:
+    return path + ".backups"
+
+
+def backup(storage: Storage) -> str | None:
+    """A consistent copy of the database (SQLite's backup API) in ``<db>.backups/``, keeping the
+    newest BACKUPS_KEPT; taken at every round's end. None for an in-memory database."""
+    import os
+
+    if storage.path == ":memory:":
+        return None
+    folder = backups_folder(storage.path)
+    os.makedirs(folder, exist_ok=True)
+    name = os.path.join(
+        folder, time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + f"-{time.time_ns() % 10**9:09d}.sqlite3"
+    )
+    target = sqlite3.connect(name)
+    try:
+        with storage._lock:
+            storage._db.backup(target)
+    finally:
+        target.close()
+    for old in sorted(f for f in os.listdir(folder) if f.endswith(".sqlite3"))[:-BACKUPS_KEPT]:
+        os.remove(os.path.join(folder, old))
+    return name
+
+
+def _check(path: str) -> str | None:
+    """What is wrong with the database file at ``path`` (None: it reads as a sound database)."""
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            result = db.execute("PRAGMA quick_check").fetchall()
+            if result != [("ok",)]:
+                return "; ".join(str(r[0]) for r in result[:3])
+            db.execute("SELECT COUNT(*) FROM events").fetchone()
+        finally:
+            db.close()
+    except sqlite3.DatabaseError as err:
+        return str(err)
+    return None
+
+
+def _event_count(path: str) -> int | None:
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return int(db.execute("SELECT COUNT(*) FROM events").fetchone()[0])
+        finally:
+            db.close()
+    except sqlite3.DatabaseError:
+        return None
+
+
+def open_storage(path: str) -> tuple[Storage, str | None]:
+    """The database at ``path``, checked first (``PRAGMA quick_check``; an empty file where backups
+    exist counts as damaged: a power cut on an SD card). A damaged file is kept aside and the newest
+    sound backup taken instead; the second value says so in one line (None: all was well)."""
+    import os
+    import shutil
+
+    if path == ":memory:" or not os.path.exists(path):
+        return Storage(path), None
+    folder = backups_folder(path)
+    backups = (
+        sorted((f for f in os.listdir(folder) if f.endswith(".sqlite3")), reverse=True) if os.path.isdir(folder) else []
+    )
+    if os.path.getsize(path) == 0:
+        if not backups:
+            return Storage(path), None  # a new database
+        problem: str | None = "the file is empty"
+    else:
+        problem = _check(path)
+    if problem is None:
+        return Storage(path), None
+    aside = f"{path}.damaged-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}"
+    os.replace(path, aside)
+    for extra in ("-wal", "-shm"):
+        if os.path.exists(path + extra):
+            os.replace(path + extra, aside + extra)
+    for name in backups:
+        source = os.path.join(folder, name)
+        if _check(source) is None:
+            shutil.copyfile(source, path)
+            kept = _event_count(source) or 0
+            when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(os.path.getmtime(source)))
+            return Storage(path), (
+                f"the database {path} was damaged ({problem}): kept aside as {aside}; started from the backup "
+                f"of {when} ({kept} events); what was played after it is lost (at most the round then in play)"
+            )
+    return Storage(path), (
+        f"the database {path} was damaged ({problem}) and no sound backup exists: kept aside as {aside}; "
+        "started with no matches"
+    )

@@ -211,3 +211,59 @@ def test_no_request_is_answered_with_a_server_error(app, referee, route, match, 
     headers = {"X-CSRF-Token": referee.token, "Content-Type": "application/json"}
     res = referee.client.open(path, method=method, data=body, headers=headers)
     assert res.status_code < 500, (method, path, body, res.get_data(as_text=True)[:300])
+
+
+def play_a_round_to_its_end(referee, match_id: int) -> None:
+    from companion.engine.sums import best_sum
+
+    for _ in range(200):
+        r = referee.client.get(f"/api/matches/{match_id}").json["round"]
+        if r["over"]:
+            return
+        hand = r["hands"][r["to_move"]]
+        res = referee.post(f"/api/matches/{match_id}/turn", {"play": "discard", "hand": hand[0]})
+        assert res.status_code == 200, res.json
+    del best_sum
+    raise AssertionError("the round did not end")
+
+
+def test_a_round_end_is_backed_up_and_a_damaged_database_starts_from_the_backup(tmp_path, capsys) -> None:
+    import os
+
+    from companion.storage import backups_folder
+
+    db = str(tmp_path / "t.sqlite3")
+    config = {"DATABASE": db, "REFEREE_PIN": PIN, "TESTING": True, "CALIBRATION": str(tmp_path / "c.json")}
+    app = create_app(config | {"PROFILE": str(tmp_path / "p.json")})
+    referee = Referee(app.test_client())
+    match_id = new_match(referee)
+    play_a_round_to_its_end(referee, match_id)
+    backups = os.listdir(backups_folder(db))
+    assert len(backups) == 1
+    assert referee.post(f"/api/matches/{match_id}/next-round").status_code == 200
+    after_backup = referee.client.get(f"/api/matches/{match_id}").json["version"]
+    get_service(app).storage.close()
+
+    with open(db, "r+b") as f:  # a power cut: garbage over the file's header
+        f.write(b"\0garbage" * 64)
+    restarted = create_app(config | {"PROFILE": str(tmp_path / "p.json")})
+    said = capsys.readouterr().err
+    assert "was damaged" in said and "started from the backup" in said and "kept aside as" in said
+    assert any(name.startswith("t.sqlite3.damaged-") for name in os.listdir(tmp_path))
+    shown = restarted.test_client().get(f"/api/matches/{match_id}")
+    assert shown.status_code == 200 and shown.json["round"]["over"]  # the round as backed up
+    assert shown.json["version"] < after_backup
+
+
+def test_an_empty_database_file_with_backups_is_damage_not_a_fresh_start(tmp_path, capsys) -> None:
+    db = str(tmp_path / "t.sqlite3")
+    config = {"DATABASE": db, "REFEREE_PIN": PIN, "TESTING": True, "PROFILE": str(tmp_path / "p.json")}
+    app = create_app(config)
+    referee = Referee(app.test_client())
+    match_id = new_match(referee)
+    play_a_round_to_its_end(referee, match_id)
+    get_service(app).storage.close()
+    open(db, "wb").close()
+    restarted = create_app(config)
+    assert "the file is empty" in capsys.readouterr().err
+    assert [m["id"] for m in restarted.test_client().get("/api/matches").json] == [match_id]

@@ -156,11 +156,21 @@ class _FinderMissing:
         self.finder, self.point = finder, point
 
     def find(self, frame, *args):
-        return [
+        return self.find_and_map(frame, *args)[0]
+
+    def find_and_map(self, frame, *args):
+        found, prob = self.finder.find_and_map(frame, *args)
+        missed = [
             d
-            for d in self.finder.find(frame, *args)
-            if cv2.pointPolygonTest(d.corners.reshape(-1, 1, 2).astype("float32"), self.point, False) < 0
+            for d in found
+            if cv2.pointPolygonTest(d.corners.reshape(-1, 1, 2).astype("float32"), self.point, False) >= 0
         ]
+        kept = [d for d in found if not any(d is m for m in missed)]
+        prob = prob.copy()  # blind there: no card pixels either, so no outline is taken from them
+        scale = prob.shape[1] / frame.shape[1]
+        for d in missed:
+            cv2.fillConvexPoly(prob, (d.corners * scale * 1.0).round().astype("int32"), 0.0)
+        return kept, prob
 
 
 @pytest.mark.parametrize(("seed", "which"), [(63, 2), (10, 5)])

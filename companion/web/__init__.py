@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import secrets
+import sys
 from typing import Any
 
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from ..storage import Storage
+from ..storage import open_storage
 from .auth import LoginThrottle, SessionGeneration
 from .checks import BoundedInt
 from .service import Hub, MatchService, ServiceError
@@ -44,7 +45,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     sessions = None if app.config["DATABASE"] == ":memory:" else app.config["DATABASE"] + ".sessions.json"
     app.extensions["tweak_sessions"] = SessionGeneration(sessions, app.config["REFEREE_PIN"])
     app.extensions["tweak_logins"] = LoginThrottle()
-    storage = Storage(app.config["DATABASE"])
+    storage, damage = open_storage(app.config["DATABASE"])
+    if damage:
+        print(f"tweak serve: {damage}", file=sys.stderr)
+    app.extensions["tweak_storage_damage"] = damage
     app.extensions["tweak"] = MatchService(storage, Hub())
 
     from . import api, pages

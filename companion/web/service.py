@@ -22,7 +22,7 @@ from ..engine.setup import MAX_PLAYERS, MIN_PLAYERS, check_colours, deal, goal_f
 from ..engine.state import Discard, Round, Sum, Turn, UseBomb, UseJoker, UseShifter, UseThief
 from ..referee.infer import Event, Referee
 from ..referee.observed import ObservedRound, ObservedTurn, turn_from_json, turn_json
-from ..storage import Storage
+from ..storage import Storage, backup
 
 MAX_LOG = 30
 ROUND_KINDS = ("seen_round", "commit", "reopen")  # events that start or end a camera round
@@ -194,6 +194,13 @@ def _card(value: Any, field_name: str) -> Card:
         raise ServiceError(400, f"{field_name}: {err}") from None
 
 
+def _round_just_ended(live: LiveMatch, kind: str, body: dict) -> bool:
+    if kind == "commit":
+        return True
+    rnd = live.replayer.current_round
+    return "turn" in body and rnd is not None and rnd.is_over()
+
+
 MAX_GOAL = 10_000  # points: far beyond any real match, small enough to store and show
 
 
@@ -301,6 +308,8 @@ class MatchService:
         seq = self.storage.append(live.id, kind, body)
         at = time.time()
         live.apply(kind, body, seq, at, live_seen)
+        if kind in ("line", "commit") and _round_just_ended(live, kind, body):
+            backup(self.storage)  # a few generations: a power cut loses at most the round in play
         if kind in ROUND_KINDS:
             self._camera_match = None  # a camera round started or ended: look again
         self.hub.publish(live.id, seq, at)
