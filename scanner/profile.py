@@ -58,6 +58,7 @@ class DeckProfile:
     classes: list[str]  # the reader's classes: "<label>", "<label>/turned", "none"
     photos: dict[str, int]  # label -> enrolment photos used
     aspect: float | None = None  # the deck's long / short side, measured on the photos
+    network_reliability: float = 1.0  # share of the deck's training crops the shipped model reads right
     deck: str = ""
     created: str = ""
     problems: list[str] = field(default_factory=list)  # photos refused at enrolment, by name
@@ -101,11 +102,17 @@ class DeckProfile:
             own[:, column[label]] += q[:, k]
             if not name.endswith(TURNED):
                 up[:, column[label]] += q[:, k]
-        # a crop near one of the deck's learned classes is the reader's; one unlike all of them (a
-        # label without photos, or something never seen) is left more and more to the model
+        # labels without photos: the model's probability of them counts as far as the model reads
+        # this deck's enrolled cards right (``network_reliability``, measured at enrolment)
+        enrolled = np.zeros(len(labels), bool)
+        enrolled[[column[c.removesuffix(TURNED)] for c in self.classes]] = True
+        others = self.network_reliability * np.where(enrolled, 0.0, probs)
+        mixed = own * (1 - others.sum(axis=1, keepdims=True)) + others
+        # a crop near one of the deck's learned classes is the reader's; one unlike all of them
+        # (something never seen) is left more and more to the model
         limit = SETTINGS.outlier_factor * self.reader.reach
         trust = np.clip(limit / np.maximum(dist.min(axis=1), 1e-9), 0, 1)[:, None]
-        out = trust * own + (1 - trust) * probs
+        out = trust * mixed + (1 - trust) * probs
         out /= out.sum(axis=1, keepdims=True)
         best = out.argmax(axis=1)
         rows = np.arange(len(crops))
@@ -132,6 +139,7 @@ class DeckProfile:
             "deck": self.deck,
             "created": self.created,
             "aspect": None if self.aspect is None else round(self.aspect, 4),
+            "network_reliability": round(self.network_reliability, 4),
             "photos": {label: self.photos[label] for label in self.enrolled},
             "missing": self.missing,
             "problems": self.problems,
@@ -200,6 +208,7 @@ def load_profile(path: Path, classifier: Any = None) -> DeckProfile:
             classes,
             photos,
             None if aspect is None else float(aspect),
+            float(data.get("network_reliability", 1.0)),
             str(data.get("deck", "")),
             str(data.get("created", "")),
             list(data.get("problems", [])),
@@ -267,11 +276,15 @@ def enrol_cards(
     images, targets = training_set(
         {label: upright[label] for label in enrolled}, index, len(classes) - 1, classifier.margin, settings, progress
     )
-    features = []
+    features, read_right = [], []
+    column = {label: i for i, label in enumerate(classifier.labels)}
     for start in range(0, len(images), 256):
-        batch = images[start : start + 256]
+        batch, wanted = images[start : start + 256], targets[start : start + 256]
         probs, _, emb = classifier.run(batch)
         features.append(crop_features(batch, emb, np.log(np.maximum(probs, 1e-12))))
+        cards = wanted < len(classes) - 1
+        truth = np.array([column[enrolled[t // 2]] for t in wanted[cards]], int)
+        read_right += list(probs[cards].argmax(axis=1) == truth)
     reader = fit_reader(np.concatenate(features), targets, len(classes), settings)
     return DeckProfile(
         classifier.version,
@@ -280,6 +293,7 @@ def enrol_cards(
         classes,
         {label: len(upright[label]) for label in enrolled},
         aspect,
+        float(np.mean(read_right)) if read_right else 1.0,
         deck,
         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     )
