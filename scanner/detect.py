@@ -25,7 +25,8 @@ CONSISTENT_AREA = (0.45, 2.2)  # cards of one frame have areas within these fact
 FUSE_SAME = 0.6  # a learned quad and an outline overlapping this much (IoU) are one card
 FUSE_PART = 0.4  # a learned quad inside an outline and under this share of its area is a part of it
 GROUP_SHARE = 0.3  # ... unless the outline holds two quads this share of its area: two cards
-FUSE_MAX_SIZE = 2.0  # an outline counts up to this many times the finder's larger cards' area (90th pct)
+OUTLINE_SUPPORT = 0.55  # share of an outline's sides on an edge (as detect_cards asks of its quads)
+FUSE_MAX_FRACTION = 0.08  # a card seen from the mount covers a few percent of the frame, a mat far more
 FUSE_SUPPORT = 0.1  # an outline counts where the finder sees card in a tenth of its inside (pieces will do)
 
 
@@ -173,7 +174,7 @@ def detect_cards(
             if not _shape_ok(quad):
                 continue
             support = _edge_support(support_map, quad)
-            if support < 0.55:
+            if support < OUTLINE_SUPPORT:
                 continue
             candidates.append((quad, fill * support))
     # non-maximum suppression: the same card found in several maps (keep the best outline), and
@@ -262,18 +263,17 @@ def fuse_outlines(
     learned: list[Detection], outlines: list[Detection], prob: np.ndarray, size: tuple[int, int]
 ) -> list[Detection]:
     """The learned finder's cards and the classical outlines together, a card's outline winning
-    over its printed parts. Only outlines the finder's map takes mostly for card pixels count
-    (``map_support`` >= FUSE_SUPPORT: the finder sees card there, maybe in pieces; a checked
-    cloth's square or a mat's marker it does not). A learned quad inside such an outline and much
-    smaller is a part of that card (an index, a numeral, a border of an art the finder never saw)
-    and is dropped; an outline the finder found too (IoU >= FUSE_SAME) keeps the finder's quad,
-    marked outlined; an outline the finder missed is added."""
-    outlines = [o for o in outlines if map_support(prob, o.corners, size) >= FUSE_SUPPORT]
-    if learned:  # an outline far larger than the finder's larger cards is a mat or a tray, not a card
-        large = float(np.percentile([d.area for d in learned], 90))
-        outlines = [o for o in outlines if o.area <= FUSE_MAX_SIZE * large]
-    # an outline holding two of the finder's cards of a card's size is two cards side by side
-    # (their joint outline is about as long for its width as one card's)
+    over its printed parts. The finder's map is learned from this project's art, the outlines are
+    not: so the map does not veto an outline, it only says how sure one is. An outline where the
+    finder sees card pixels (``map_support`` >= FUSE_SUPPORT, pieces will do) owns what lies inside
+    it: the finder's quads there under FUSE_PART of its area are its parts (an index, a numeral, a
+    border of an art the finder never saw) and are dropped. An outline the finder found too (IoU >=
+    FUSE_SAME) keeps the finder's quad, marked outlined; one the finder missed is added, ``weak``
+    where the finder sees no card there (a checked cloth's square: kept only if read surely). An
+    outline holding two of the finder's cards of a card's size is two cards side by side, and one
+    over FUSE_MAX_FRACTION of the frame is a mat or a tray: neither counts."""
+    frame_area = float(size[0] * size[1])
+    outlines = [o for o in outlines if o.area <= FUSE_MAX_FRACTION * frame_area]
     outlines = [
         o
         for o in outlines
@@ -281,6 +281,7 @@ def fuse_outlines(
     ]
     if not outlines:
         return learned
+    seen = [map_support(prob, o.corners, size) >= FUSE_SUPPORT for o in outlines]
     areas = [o.area for o in outlines]
     kept: list[Detection] = []
     claimed: set[int] = set()
@@ -293,12 +294,16 @@ def fuse_outlines(
             kept.append(d)
             continue
         area = d.area
-        if any(_contains(o.corners, d.corners) > 0.7 and area < FUSE_PART * a for o, a in zip(outlines, areas)):
+        if any(
+            s and _contains(o.corners, d.corners) > 0.7 and area < FUSE_PART * a
+            for o, a, s in zip(outlines, areas, seen)
+        ):
             continue
         kept.append(d)
     for j, o in enumerate(outlines):
         if j not in claimed and all(quad_iou(o.corners, d.corners) < 0.3 for d in kept):
             o.outlined = True
+            o.weak = not seen[j]
             kept.append(o)
     return kept
 
@@ -331,5 +336,9 @@ def dominant_outline(frame: np.ndarray) -> np.ndarray | None:
     hull = cv2.convexHull(biggest)
     quad = cv2.approxPolyN(hull, 4, ensure_convex=True).reshape(-1, 2).astype(np.float32)
     if len(quad) != 4 or not _shape_ok(quad) or cv2.contourArea(biggest) < 0.8 * cv2.contourArea(quad):
+        return None
+    # a card's outline is an edge all round; a patch of light or shadow on the table is not
+    edges = cv2.dilate(_edges(small)[0], cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5)))
+    if _edge_support(edges, quad) < OUTLINE_SUPPORT:
         return None
     return order_portrait(quad / scale)

@@ -38,6 +38,7 @@ from .labels import LABELS
 
 PROFILE_VERSION = 2
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+MAT_PART_AREA = 4.0  # an outline larger than this many of the mat's markers is the mat's, not a card
 TURNED = "/turned"
 NONE = "none"
 
@@ -344,45 +345,86 @@ def enrol_folder(folder: Path, scanner: Any, deck: str = "", progress: Any = Non
 
 
 def single_card(frame: np.ndarray, finder: Any = None) -> tuple[np.ndarray | None, str]:
-    """The one card of an enrolment photo: the largest card-shaped outline, whatever is printed
-    inside it (a corner index, a numeral's box, a checked border found as smaller quads are its
-    parts), from the classical outlines, the region standing out from the table
-    (``detect.dominant_outline``) and the finder's cards. Returns (corners, "") or (None, what
-    was seen)."""
+    """The one card of an enrolment photo, found three ways that fail differently: the classical
+    outlines (no art assumed, but a table's edge or shadow can look like a big card), the region
+    standing out from the table around it (``detect.dominant_outline``), and the finder's cards
+    (sure on known art, parts of cards on another). Quads of one place are grouped; the place most
+    ways agree on is the card (then the larger), its outline the classical one where there is one.
+    Smaller quads inside it are its parts (an index, a numeral's box, a checked border). Returns
+    (corners, "") or (None, what was seen)."""
     from .detect import FUSE_SUPPORT, detect_cards, dominant_outline, map_support
     from .metrics import quad_iou
 
-    quads = [d.corners for d in detect_cards(frame, consistent=False)]
+    found: list[tuple[int, np.ndarray]] = [(0, d.corners) for d in detect_cards(frame, consistent=False)]
     blob = dominant_outline(frame)
     if blob is not None:
-        quads.append(blob)
+        found.append((1, blob))
+    prob = None
     if finder is not None:
-        quads += [d.corners for d in finder.find(frame)]
-    if not quads:
+        cards, prob = finder.find_and_map(frame)
+        found += [(2, d.corners) for d in cards]
+    found = _off_the_mat(frame, found)
+    if not found:
         return None, "no card-shaped outline found: photograph one card, whole, on a plain table"
-    if finder is not None:  # where the finder sees card at all (even in pieces), not a cloth's checks
-        prob = finder.find_and_map(frame)[1]
+    places: list[list[tuple[int, np.ndarray]]] = []
+    for way, quad in sorted(found, key=lambda f: f[0]):
+        for place in places:
+            if quad_iou(quad, place[0][1]) >= 0.6:
+                place.append((way, quad))
+                break
+        else:
+            places.append([(way, quad)])
+    if prob is not None and len(_distinct_large([p[0][1] for p in places])) >= 3:
+        # many card-sized outlines: a patterned surface (a checked cloth's squares); the card is
+        # where the finder sees card pixels at all
         size = (frame.shape[1], frame.shape[0])
-        seen = [q for q in quads if map_support(prob, q, size) >= FUSE_SUPPORT]
-        quads = seen or quads
-    areas = [_area(q) for q in quads]
-    order = np.argsort(areas)[::-1]
-    best = quads[order[0]]
-    others = [
-        quads[i]
-        for i in order[1:]
-        if areas[i] >= 0.5 * areas[order[0]] and quad_iou(quads[i], best) < 0.3 and _inside(best, quads[i]) < 0.5
+        places = [p for p in places if map_support(prob, p[0][1], size) >= FUSE_SUPPORT] or places
+
+    def ways(place: list) -> int:
+        return len({way for way, _ in place})
+
+    places.sort(key=lambda p: (ways(p), _area(p[0][1])), reverse=True)
+    best = places[0][0][1]  # (the first way's quad: classical, then the region, then the finder)
+    rivals = [
+        p[0][1]
+        for p in places[1:]
+        if ways(p) >= ways(places[0]) and _area(p[0][1]) >= 0.5 * _area(best) and _inside(best, p[0][1]) < 0.5
     ]
-    distinct: list[np.ndarray] = []
-    for q in others:  # the same second card found by both detectors counts once
-        if all(quad_iou(q, d) < 0.5 for d in distinct):
-            distinct.append(q)
-    if distinct:
+    if rivals:
         return None, (
-            f"{1 + len(distinct)} card-shaped outlines found, a photo must show exactly one card"
-            + (" (on a plain surface: a checked cloth's squares look like cards)" if len(distinct) > 3 else "")
+            f"{1 + len(rivals)} card-shaped outlines found, a photo must show exactly one card"
+            + (" (on a plain surface: a checked cloth's squares look like cards)" if len(rivals) > 2 else "")
         )
     return best, ""
+
+
+def _off_the_mat(frame: np.ndarray, found: list[tuple[int, np.ndarray]]) -> list[tuple[int, np.ndarray]]:
+    """Without the play mat's own outlines (its border, its zones): where the mat's markers are in
+    view, a card is about 1.5 times a marker's area (63 x 88 mm against 60 x 60), so an outline
+    over MAT_PART_AREA markers' area is the mat's, whatever its shape."""
+    import cv2
+
+    from .mat import find_markers
+
+    markers = find_markers(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+    if not markers:
+        return found
+    marker = float(np.median([_area(m) for _, m in markers]))
+    return [(way, q) for way, q in found if _area(q) <= MAT_PART_AREA * marker]
+
+
+def _distinct_large(quads: list[np.ndarray]) -> list[np.ndarray]:
+    """The quads of about the largest one's size, one for each place."""
+    from .metrics import quad_iou
+
+    if not quads:
+        return []
+    largest = max(_area(q) for q in quads)
+    out: list[np.ndarray] = []
+    for q in sorted(quads, key=_area, reverse=True):
+        if _area(q) >= 0.5 * largest and all(quad_iou(q, o) < 0.3 and _inside(o, q) < 0.5 for o in out):
+            out.append(q)
+    return out
 
 
 def _area(quad: np.ndarray) -> float:

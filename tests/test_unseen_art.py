@@ -30,8 +30,9 @@ def test_a_cards_outline_wins_over_its_printed_parts() -> None:
     elsewhere = Detection(box(600, 300, 100, 140), 0.9)  # a card the finder found alone
     checked = Detection(box(900, 500, 100, 140), 0.95)  # an outline where the finder sees no card
     fused = fuse_outlines([*parts, elsewhere], [card, checked], prob, (1280, 720))
-    assert [d.corners.tolist() for d in fused] == [elsewhere.corners.tolist(), card.corners.tolist()]
+    assert [d.corners.tolist() for d in fused] == [q.corners.tolist() for q in (elsewhere, card, checked)]
     assert fused[1].outlined and not fused[0].outlined
+    assert not fused[1].weak and fused[2].weak  # where the finder sees no card: kept only if read surely
 
 
 def test_two_cards_side_by_side_and_a_mat_are_not_one_card() -> None:
