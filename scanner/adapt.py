@@ -29,20 +29,20 @@ import numpy as np
 class AdaptSettings:
     """Every number of deck learning, one line each."""
 
-    copies: int = 60  # training crops of each label, cut from synthetic tables
+    copies: int = 40  # training crops of each label, cut from synthetic tables
     harsh_share: float = 0.5  # share of those tables in harsh light
     outline_error: float = 0.02  # corner error of the crops' outlines, share of the card's width
     none_share: float = 0.3  # "none" crops (card parts, table) for each card crop
-    shrinkage: float = 0.02  # LDA: share of the within-class scatter replaced by its mean variance
-    shrinkage_choices: tuple[float, ...] = (0.02, 0.05, 0.15, 0.3, 0.5)  # tried by ``fit_reader``
+    shrinkage: float = 0.15  # LDA: share of the within-class scatter replaced by its mean variance
+    shrinkage_choices: tuple[float, ...] = (0.05, 0.15, 0.3, 0.5)  # tried by ``fit_reader``
     max_dims: int = 60  # LDA directions kept
     #: features of a crop: gradient histogram, colour layout, network embedding, each weighted so
     #: that none dominates the others by its number of dimensions
     hog_weight: float = 1.0
-    colour_weight: float = 0.75
-    hue_weight: float = 1.5
+    colour_weight: float = 1.5
+    hue_weight: float = 3.0
     embedding_weight: float = 1.0
-    log_prob_weight: float = 0.6
+    log_prob_weight: float = 0.3
     #: a crop farther from every class of the deck than this many times the training crops' own
     #: distances (99th percentile) is unlike the deck: its reading loses confidence
     outlier_factor: float = 1.6

@@ -23,9 +23,12 @@ MAX_AREA_FRACTION = 0.25
 EDGE_MARGIN = 3  # px (work scale): a quad this close to the frame edge is a cut card
 CONSISTENT_AREA = (0.45, 2.2)  # cards of one frame have areas within these factors of the median
 FUSE_SAME = 0.6  # a learned quad and an outline overlapping this much (IoU) are one card
-FUSE_PART = 0.4  # a learned quad inside an outline and under this share of its area is a part of it
+FUSE_PART = 0.7  # a learned quad inside an outline and under this share of its area is a part of it
 GROUP_SHARE = 0.3  # ... unless the outline holds two quads this share of its area: two cards
+PAIR_AREA = 1.5  # ... and is this many times the frame's usual outline
+FUSE_TYPICAL_FROM = 3  # outlines needed to know the frame's usual one
 OUTLINE_SUPPORT = 0.55  # share of an outline's sides on an edge (as detect_cards asks of its quads)
+CARD_ASPECT = (1.25, 1.6)  # long / short side of a card in the frame: 88 / 63 = 1.40, give or take tilt
 FUSE_MAX_FRACTION = 0.08  # a card seen from the mount covers a few percent of the frame, a mat far more
 FUSE_SUPPORT = 0.1  # an outline counts where the finder sees card in a tenth of its inside (pieces will do)
 
@@ -45,6 +48,7 @@ class Detection:
     # found as a card's whole outline by classical geometry (an edge all round, a card's shape):
     # a card whatever is printed on it, even when the classifier does not know the art
     outlined: bool = False
+    unseen: bool = False  # an outline where the learned finder sees no card: dropped if read surely as none
 
     @property
     def area(self) -> float:
@@ -244,6 +248,34 @@ def _grow(quad: np.ndarray, factor: float) -> np.ndarray:
     return (quad - centre) * factor + centre
 
 
+def _tiles(outlines: list[Detection]) -> list[bool]:
+    """Which outlines are tiles of a pattern (a checked cloth, a tiled table): each has two or more
+    outlines of its size right beside it, a side's length away along its own sides or diagonally,
+    as squares of a grid do and cards laid on a table seldom do.
+
+    >>> square = lambda x, y: Detection(np.float32([[x, y], [x + 70, y], [x + 70, y + 100], [x, y + 100]]), 1.0)
+    >>> _tiles([square(0, 0), square(70, 0), square(0, 100), square(400, 400)])
+    [True, True, True, False]
+    """
+    n = len(outlines)
+    if n < 3:
+        return [False] * n
+    centres = np.array([o.corners.mean(axis=0) for o in outlines])
+    areas = np.array([o.area for o in outlines])
+    out = []
+    for i, o in enumerate(outlines):
+        q = o.corners
+        sides = [q[1] - q[0], q[3] - q[0]]
+        similar = np.abs(areas / max(areas[i], 1e-6) - 1) < 0.3
+        beside = 0
+        length = float(min(np.linalg.norm(side) for side in sides))
+        for a, b in ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)):
+            error = np.linalg.norm(centres - (centres[i] + a * sides[0] + b * sides[1]), axis=1)
+            beside += bool(((error < 0.25 * length) & similar & (np.arange(n) != i)).any())
+        out.append(beside >= 2)
+    return out
+
+
 def map_support(prob: np.ndarray, corners: np.ndarray, size: tuple[int, int]) -> float:
     """The mean of a card-pixel probability map (any resolution) over the inner part of the quad
     ``corners`` (frame pixels of a ``size`` = (w, h) frame)."""
@@ -264,24 +296,33 @@ def fuse_outlines(
 ) -> list[Detection]:
     """The learned finder's cards and the classical outlines together, a card's outline winning
     over its printed parts. The finder's map is learned from this project's art, the outlines are
-    not: so the map does not veto an outline, it only says how sure one is. An outline where the
-    finder sees card pixels (``map_support`` >= FUSE_SUPPORT, pieces will do) owns what lies inside
-    it: the finder's quads there under FUSE_PART of its area are its parts (an index, a numeral, a
-    border of an art the finder never saw) and are dropped. An outline the finder found too (IoU >=
-    FUSE_SAME) keeps the finder's quad, marked outlined; one the finder missed is added, ``weak``
-    where the finder sees no card there (a checked cloth's square: kept only if read surely). An
+    not: so the map does not veto an outline, it only says where the finder sees no card. The
+    finder's quads inside an outline under FUSE_PART of its area are its parts (an index, a
+    numeral, a border of an art the finder never saw) and are dropped. An outline the finder found
+    too (IoU >= FUSE_SAME) keeps the finder's quad, marked outlined; one the finder missed is added,
+    ``unseen`` where the finder sees no card pixels in it (``map_support`` < FUSE_SUPPORT: a checked
+    cloth's square, or an art it does not know; dropped only when read surely as no card). An
     outline holding two of the finder's cards of a card's size is two cards side by side, and one
     over FUSE_MAX_FRACTION of the frame is a mat or a tray: neither counts."""
     frame_area = float(size[0] * size[1])
     outlines = [o for o in outlines if o.area <= FUSE_MAX_FRACTION * frame_area]
+    # an outline twice the frame's usual one holding two of the finder's cards of a card's size is two
+    # cards side by side (their joint outline has a card's proportions); a usual-sized one holding
+    # two big quads is one card whose printed panels the finder took for cards
+    usual = float(np.median([o.area for o in outlines])) if len(outlines) >= FUSE_TYPICAL_FROM else 0.0
     outlines = [
         o
         for o in outlines
-        if sum(_contains(o.corners, d.corners) > 0.7 and d.area >= GROUP_SHARE * o.area for d in learned) < 2
+        if o.area < PAIR_AREA * usual
+        or sum(_contains(o.corners, d.corners) > 0.7 and d.area >= GROUP_SHARE * o.area for d in learned) < 2
     ]
     if not outlines:
         return learned
     seen = [map_support(prob, o.corners, size) >= FUSE_SUPPORT for o in outlines]
+    tiles = _tiles(outlines)
+    outlines, seen = [o for o, t in zip(outlines, tiles) if not t], [v for v, t in zip(seen, tiles) if not t]
+    if not outlines:
+        return learned
     areas = [o.area for o in outlines]
     kept: list[Detection] = []
     claimed: set[int] = set()
@@ -294,18 +335,25 @@ def fuse_outlines(
             kept.append(d)
             continue
         area = d.area
-        if any(
-            s and _contains(o.corners, d.corners) > 0.7 and area < FUSE_PART * a
-            for o, a, s in zip(outlines, areas, seen)
-        ):
+        if any(_contains(o.corners, d.corners) > 0.7 and area < FUSE_PART * a for o, a in zip(outlines, areas)):
             continue
         kept.append(d)
+    # the finder's cards (or, on an art it does not know, their parts: smaller) give a least size
+    least = CONSISTENT_AREA[0] * float(np.median([d.area for d in learned])) if len(learned) >= 3 else 0.0
     for j, o in enumerate(outlines):
         if j not in claimed and all(quad_iou(o.corners, d.corners) < 0.3 for d in kept):
+            if not seen[j] and (not CARD_ASPECT[0] <= _aspect(o.corners) <= CARD_ASPECT[1] or o.area < least):
+                continue  # unseen by the finder, and not even a card's proportions or size
             o.outlined = True
-            o.weak = not seen[j]
+            o.unseen = not seen[j]
             kept.append(o)
     return kept
+
+
+def _aspect(quad: np.ndarray) -> float:
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    a, b = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+    return float(max(a, b) / max(min(a, b), 1e-6))
 
 
 def dominant_outline(frame: np.ndarray) -> np.ndarray | None:

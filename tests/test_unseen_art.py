@@ -32,7 +32,7 @@ def test_a_cards_outline_wins_over_its_printed_parts() -> None:
     fused = fuse_outlines([*parts, elsewhere], [card, checked], prob, (1280, 720))
     assert [d.corners.tolist() for d in fused] == [q.corners.tolist() for q in (elsewhere, card, checked)]
     assert fused[1].outlined and not fused[0].outlined
-    assert not fused[1].weak and fused[2].weak  # where the finder sees no card: kept only if read surely
+    assert not fused[1].unseen and fused[2].unseen  # where the finder sees no card: dropped if surely none
 
 
 def test_two_cards_side_by_side_and_a_mat_are_not_one_card() -> None:
@@ -76,4 +76,4 @@ def test_a_family_of_art_never_used_in_training_is_found_and_read() -> None:
     assert len(pairs) >= len(truth) - 1
     right = sum(read[j].label == required[i]["label"] for i, j in pairs)
     assert right == len(pairs), [(required[i]["label"], read[j].label) for i, j in pairs]
-    assert all(quad_iou(truth[i], read[j].corners) > 0.6 for i, j in pairs)
+    assert np.mean([quad_iou(truth[i], read[j].corners) for i, j in pairs]) > 0.75  # outlined on the card
