@@ -28,8 +28,8 @@ GROUP_SHARE = 0.3  # ... unless the outline holds two quads this share of its ar
 PAIR_AREA = 1.5  # ... and is this many times the frame's usual outline
 FUSE_TYPICAL_FROM = 3  # outlines needed to know the frame's usual one
 OUTLINE_SUPPORT = 0.55  # share of an outline's sides on an edge (as detect_cards asks of its quads)
-CARD_ASPECT = (1.25, 1.6)  # long / short side of a card in the frame: 88 / 63 = 1.40, give or take tilt
-FUSE_MAX_FRACTION = 0.08  # a card seen from the mount covers a few percent of the frame, a mat far more
+CARD_ASPECT = (1.25, 1.8)  # long / short side of a card in the frame: TWEAK 1.40, bridge 1.56, tarot 1.75
+FUSE_MANY = 5  # an outline holding this many of the finder's quads is a mat (a card's parts: 1-4)
 FUSE_SUPPORT = 0.1  # an outline counts where the finder sees card in a tenth of its inside (pieces will do)
 
 
@@ -248,6 +248,16 @@ def _grow(quad: np.ndarray, factor: float) -> np.ndarray:
     return (quad - centre) * factor + centre
 
 
+def _apart(quads: list[Detection]) -> int:
+    """How many of ``quads`` lie apart from each other (a card's parts pile up on each other as the
+    finder votes for them; the cards on a mat lie side by side)."""
+    chosen: list[Detection] = []
+    for d in sorted(quads, key=lambda q: -q.area):
+        if all(_contains(c.corners, d.corners) < 0.2 and _contains(d.corners, c.corners) < 0.2 for c in chosen):
+            chosen.append(d)
+    return len(chosen)
+
+
 def _tiles(outlines: list[Detection]) -> list[bool]:
     """Which outlines are tiles of a pattern (a checked cloth, a tiled table): each has two or more
     outlines of its size right beside it, a side's length away along its own sides or diagonally,
@@ -303,9 +313,11 @@ def fuse_outlines(
     ``unseen`` where the finder sees no card pixels in it (``map_support`` < FUSE_SUPPORT: a checked
     cloth's square, or an art it does not know; dropped only when read surely as no card). An
     outline holding two of the finder's cards of a card's size is two cards side by side, and one
-    over FUSE_MAX_FRACTION of the frame is a mat or a tray: neither counts."""
-    frame_area = float(size[0] * size[1])
-    outlines = [o for o in outlines if o.area <= FUSE_MAX_FRACTION * frame_area]
+    holding FUSE_MANY of its quads is a mat or a tray: neither counts."""
+    # an outline around many of the finder's quads lying apart holds a table's worth of cards: a mat
+    outlines = [
+        o for o in outlines if _apart([d for d in learned if _contains(o.corners, d.corners) > 0.7]) < FUSE_MANY
+    ]
     # an outline twice the frame's usual one holding two of the finder's cards of a card's size is two
     # cards side by side (their joint outline has a card's proportions); a usual-sized one holding
     # two big quads is one card whose printed panels the finder took for cards
@@ -319,7 +331,8 @@ def fuse_outlines(
     if not outlines:
         return learned
     seen = [map_support(prob, o.corners, size) >= FUSE_SUPPORT for o in outlines]
-    tiles = _tiles(outlines)
+    # (only where the finder sees no card: cards laid in neat rows are seen)
+    tiles = [t and not v for t, v in zip(_tiles(outlines), seen)]
     outlines, seen = [o for o, t in zip(outlines, tiles) if not t], [v for v, t in zip(seen, tiles) if not t]
     if not outlines:
         return learned
