@@ -40,8 +40,8 @@ def test_two_cards_side_by_side_and_a_mat_are_not_one_card() -> None:
     left, right = Detection(box(100, 100, 100, 140), 0.9), Detection(box(200, 100, 100, 140), 0.9)
     pair = Detection(box(100, 100, 200, 140), 0.95)  # their joint outline: a card's proportions
     assert fuse_outlines([left, right], [pair], prob, (1280, 720)) == [left, right]
-    cards = [Detection(box(100 + 120 * k, 100, 100, 140), 0.9) for k in range(4)]
-    mat = Detection(box(50, 50, 700, 500), 0.95)  # far larger than any card the finder found
+    cards = [Detection(box(100 + 120 * k, 100 + 200 * (k % 2), 100, 140), 0.9) for k in range(5)]
+    mat = Detection(box(50, 50, 700, 500), 0.95)  # around five cards lying apart: the mat
     assert fuse_outlines(cards, [mat], prob, (1280, 720)) == cards
 
 
