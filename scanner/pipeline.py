@@ -157,7 +157,8 @@ class Scanner:
             # pattern, which the classifier can take for a back; a card lying on a marker hides it
             # and reads surely)
             on_marker = pred.confidence < MARKER_CHECK_BELOW and _on_mat_marker(gray, det.corners, mat)
-            if on_marker or (pred.label == "none" and not det.outlined):
+            # (an outline where the finder sees no card at all needs the classifier to see one)
+            if on_marker or (pred.label == "none" and (not det.outlined or det.unseen)):
                 rejected += 1
                 continue
             if pred.label == "none":  # a card by its outline, in an art the classifier does not know
