@@ -50,6 +50,7 @@ class AdaptSettings:
 
 
 SETTINGS = AdaptSettings()
+TEMPERATURES = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0)
 
 
 def gradient_histograms(gray: np.ndarray, cell: int = 8, bins: int = 9) -> np.ndarray:
@@ -159,6 +160,7 @@ class LinearDiscriminant:
     projection: np.ndarray  # D x K
     centroids: np.ndarray  # C x K
     reach: float  # 99th percentile of the training crops' distance to their own class
+    temperature: float = 1.0  # distances are divided by this before the softmax (calibration)
 
     def project(self, features: np.ndarray) -> np.ndarray:
         return (np.asarray(features, np.float32) - self.mean) @ self.projection
@@ -168,8 +170,11 @@ class LinearDiscriminant:
         return ((z[:, None, :] - self.centroids[None]) ** 2).sum(axis=2)
 
     def posteriors(self, features: np.ndarray) -> np.ndarray:
-        d = self.distances(features)
-        logits = -0.5 * d
+        return self.posteriors_of(self.distances(features))
+
+    def posteriors_of(self, d: np.ndarray) -> np.ndarray:
+        """Class posteriors for squared distances ``d`` (N x C) to the class means."""
+        logits = -0.5 * d / self.temperature
         logits -= logits.max(axis=1, keepdims=True)
         p = np.exp(logits)
         return p / p.sum(axis=1, keepdims=True)
@@ -235,9 +240,26 @@ def fit_reader(
         if best is None or right > best[0] + 1e-9:
             best = (right, shrinkage, reach)
     _, shrinkage, reach = best
+    cv = fit_lda(x[~held], y[~held], n_classes, replace(settings, shrinkage=shrinkage))
     final = fit_lda(x, y, n_classes, replace(settings, shrinkage=shrinkage))
     final.reach = max(final.reach, reach)
+    final.temperature = _temperature(cv.distances(x[held]), y[held])
     return final
+
+
+def _temperature(d: np.ndarray, y: np.ndarray) -> float:
+    """The temperature that makes held-out crops' posteriors honest (least negative log-likelihood):
+    a discriminant is surer of its training crops than of new ones, and the referee takes a sure
+    reading as a fact."""
+    best, chosen = None, 1.0
+    for t in TEMPERATURES:
+        logits = -0.5 * d / t
+        logits -= logits.max(axis=1, keepdims=True)
+        log_post = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+        nll = float(-log_post[np.arange(len(y)), y].mean())
+        if best is None or nll < best:
+            best, chosen = nll, t
+    return chosen
 
 
 # --- training crops ---------------------------------------------------------------------------

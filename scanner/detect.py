@@ -334,6 +334,18 @@ def fuse_outlines(
     # (only where the finder sees no card: cards laid in neat rows are seen)
     tiles = [t and not v for t, v in zip(_tiles(outlines), seen)]
     outlines, seen = [o for o, t in zip(outlines, tiles) if not t], [v for v, t in zip(seen, tiles) if not t]
+    # an outline the finder sees no card in must have a card's proportions, and a card's size
+    # beside the finder's quads (its cards, or on an art it does not know their smaller parts)
+    typical = float(np.median([d.area for d in learned])) if len(learned) >= 3 else None
+    plausible = [
+        v
+        or (
+            CARD_ASPECT[0] <= _aspect(o.corners) <= CARD_ASPECT[1]
+            and (typical is None or o.area >= CONSISTENT_AREA[0] * typical)
+        )
+        for o, v in zip(outlines, seen)
+    ]
+    outlines, seen = [o for o, k in zip(outlines, plausible) if k], [v for v, k in zip(seen, plausible) if k]
     if not outlines:
         return learned
     areas = [o.area for o in outlines]
@@ -351,12 +363,8 @@ def fuse_outlines(
         if any(_contains(o.corners, d.corners) > 0.7 and area < FUSE_PART * a for o, a in zip(outlines, areas)):
             continue
         kept.append(d)
-    # the finder's cards (or, on an art it does not know, their parts: smaller) give a least size
-    least = CONSISTENT_AREA[0] * float(np.median([d.area for d in learned])) if len(learned) >= 3 else 0.0
     for j, o in enumerate(outlines):
         if j not in claimed and all(quad_iou(o.corners, d.corners) < 0.3 for d in kept):
-            if not seen[j] and (not CARD_ASPECT[0] <= _aspect(o.corners) <= CARD_ASPECT[1] or o.area < least):
-                continue  # unseen by the finder, and not even a card's proportions or size
             o.outlined = True
             o.unseen = not seen[j]
             kept.append(o)

@@ -92,10 +92,7 @@ class DeckProfile:
         labels = classifier.labels
         column = {label: i for i, label in enumerate(labels)}
         dist = self.reader.distances(crop_features(crops, emb, np.log(np.maximum(probs, 1e-12))))
-        logits = -0.5 * dist
-        logits -= logits.max(axis=1, keepdims=True)
-        q = np.exp(logits)
-        q /= q.sum(axis=1, keepdims=True)
+        q = self.reader.posteriors_of(dist)
         own = np.zeros_like(probs)
         up = np.zeros_like(probs)
         for k, name in enumerate(self.classes):
@@ -151,6 +148,7 @@ class DeckProfile:
                 "projection": _pack(r.projection),
                 "centroids": _pack(r.centroids),
                 "reach": r.reach,
+                "temperature": r.temperature,
             },
         }
 
@@ -200,6 +198,7 @@ def load_profile(path: Path, classifier: Any = None) -> DeckProfile:
             _unpack(reader["projection"], (d, k), "projection"),
             _unpack(reader["centroids"], (len(classes), k), "centroids"),
             float(reader["reach"]),
+            float(reader.get("temperature", 1.0)),
         )
         aspect = data.get("aspect")
         profile = DeckProfile(
