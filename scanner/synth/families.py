@@ -52,7 +52,11 @@ class FamilyDeck:
         return tuple(int(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
 
     def render(self, label: str, rng: random.Random) -> np.ndarray:
-        img = _DRAW[self.family](self, label, rng)
+        ground, text_ink, draw = _DRAW[self.family]
+        img = np.full((CARD_H, CARD_W, 3), self.paper if ground is None else ground, np.uint8)
+        if not _common(self, label, img, text_ink):  # a number card: the family's own way
+            colour, value = _parse(label)
+            img = draw(self, img, self.colour(colour), int(value), rng)
         img[CARD_MASK == 0] = 0
         return img
 
@@ -150,13 +154,8 @@ def _common(d: FamilyDeck, label: str, img: np.ndarray, ink_for_text) -> bool:
     return False
 
 
-def _pips(d: FamilyDeck, label: str, rng: random.Random) -> np.ndarray:
+def _pips(d: FamilyDeck, img: np.ndarray, ink, value: int, rng: random.Random) -> np.ndarray:
     """White cards; the value as that many pips of the colour, small corner numerals."""
-    img = np.full((CARD_H, CARD_W, 3), d.paper, np.uint8)
-    if _common(d, label, img, (40, 40, 40)):
-        return img
-    colour, value = _parse(label)
-    ink = d.colour(colour)
     grid = {1: [(1, 1)], 2: [(1, 0), (1, 2)], 3: [(1, 0), (1, 1), (1, 2)], 4: [(0, 0), (2, 0), (0, 2), (2, 2)]}
     grid[5] = grid[4] + [(1, 1)]
     grid[6] = grid[4] + [(0, 1), (2, 1)]
@@ -167,40 +166,26 @@ def _pips(d: FamilyDeck, label: str, rng: random.Random) -> np.ndarray:
     return img
 
 
-def _texture(d: FamilyDeck, label: str, rng: random.Random) -> np.ndarray:
+def _texture(d: FamilyDeck, img: np.ndarray, ink, value: int, rng: random.Random) -> np.ndarray:
     """Faces of a noisy texture tinted in the colour; a white outlined numeral."""
     noise = np.random.default_rng(rng.randint(0, 2**31)).random((CARD_H // 8, CARD_W // 8)).astype(np.float32)
     noise = cv2.resize(noise, (CARD_W, CARD_H), interpolation=cv2.INTER_CUBIC)
-    img = np.full((CARD_H, CARD_W, 3), d.paper, np.uint8)
-    if _common(d, label, img, (30, 30, 30)):
-        return img
-    colour, value = _parse(label)
-    ink = np.array(d.colour(colour), np.float32)
-    img = np.clip(ink[None, None] * (0.7 + 0.5 * noise[..., None]), 0, 255).astype(np.uint8)
+    tint = np.array(ink, np.float32)
+    img = np.clip(tint[None, None] * (0.7 + 0.5 * noise[..., None]), 0, 255).astype(np.uint8)
     _text(img, str(value), (CARD_W / 2, CARD_H / 2), CARD_H * 0.3, (20, 20, 20), d.font, 16)
     _text(img, str(value), (CARD_W / 2, CARD_H / 2), CARD_H * 0.3, (250, 250, 250), d.font, 8)
     return img
 
 
-def _dark(d: FamilyDeck, label: str, rng: random.Random) -> np.ndarray:
+def _dark(d: FamilyDeck, img: np.ndarray, ink, value: int, rng: random.Random) -> np.ndarray:
     """Black cards with a numeral and a frame in the colour."""
-    img = np.full((CARD_H, CARD_W, 3), 25, np.uint8)
-    if _common(d, label, img, (230, 230, 230)):
-        return img
-    colour, value = _parse(label)
-    ink = d.colour(colour)
     cv2.rectangle(img, (14, 14), (CARD_W - 14, CARD_H - 14), ink, 6)
     _text(img, str(value), (CARD_W / 2, CARD_H / 2), CARD_H * 0.3, ink, d.font)
     return img
 
 
-def _wallpaper(d: FamilyDeck, label: str, rng: random.Random) -> np.ndarray:
+def _wallpaper(d: FamilyDeck, img: np.ndarray, ink, value: int, rng: random.Random) -> np.ndarray:
     """A wallpaper of small numerals in the colour, and a big numeral in a white disc."""
-    img = np.full((CARD_H, CARD_W, 3), d.paper, np.uint8)
-    if _common(d, label, img, (40, 40, 40)):
-        return img
-    colour, value = _parse(label)
-    ink = d.colour(colour)
     pale = tuple(int(0.45 * c + 0.55 * p) for c, p in zip(ink, d.paper))
     for y in range(14, CARD_H, 30):
         for x in range(12 + (y // 30 % 2) * 12, CARD_W, 26):
@@ -210,27 +195,30 @@ def _wallpaper(d: FamilyDeck, label: str, rng: random.Random) -> np.ndarray:
     return img
 
 
-def _photo(d: FamilyDeck, label: str, rng: random.Random) -> np.ndarray:
+def _photo(d: FamilyDeck, img: np.ndarray, ink, value: int, rng: random.Random) -> np.ndarray:
     """A photo-like face (soft blobs of many colours), the numeral on a plate of the colour."""
-    img = np.full((CARD_H, CARD_W, 3), d.paper, np.uint8)
-    if _common(d, label, img, (40, 40, 40)):
-        return img
-    colour, value = _parse(label)
-    local = random.Random(f"{d.seed}-{label}")  # the same picture on every copy of the card
+    colour = next(name for name in BASE_HSV if d.colour(name) == ink)
+    local = random.Random(f"{d.seed}-{colour}-{value}")  # the same picture on every copy of the card
     for _ in range(14):
         centre = (local.randint(0, CARD_W), local.randint(0, CARD_H))
         hsv = np.uint8([[[local.randint(0, 179), local.randint(40, 160), local.randint(90, 240)]]])
         blob = tuple(int(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
         cv2.circle(img, centre, local.randint(20, 70), blob, -1, cv2.LINE_AA)
     img = cv2.GaussianBlur(img, (0, 0), 6)
-    ink = d.colour(colour)
     cv2.rectangle(img, (40, 80), (CARD_W - 40, CARD_H - 80), ink, -1)
     cv2.rectangle(img, (40, 80), (CARD_W - 40, CARD_H - 80), d.paper, 4)
     _text(img, str(value), (CARD_W / 2, CARD_H / 2), CARD_H * 0.22, d.paper, d.font)
     return img
 
 
-_DRAW = {"pips": _pips, "texture": _texture, "dark": _dark, "wallpaper": _wallpaper, "photo": _photo}
+#: family -> (ground of the faces: None for the deck's paper, ink of the T! cards' names, number cards)
+_DRAW = {
+    "pips": (None, (40, 40, 40), _pips),
+    "texture": (None, (30, 30, 30), _texture),
+    "dark": ((25, 25, 25), (230, 230, 230), _dark),
+    "wallpaper": (None, (40, 40, 40), _wallpaper),
+    "photo": (None, (40, 40, 40), _photo),
+}
 
 
 def render_abstract_card(rng: random.Random) -> np.ndarray:
