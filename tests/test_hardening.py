@@ -4,6 +4,7 @@ loses accepted data, watchers see what the players at the table see, the PIN hol
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -201,7 +202,11 @@ bodies = (
 ids = st.integers(min_value=-5, max_value=5) | st.integers(min_value=2**62, max_value=2**80) | st.just(1)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=int(os.environ.get("TWEAK_FUZZ_EXAMPLES", "300")),  # benchmarks: 5000
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(route=st.sampled_from(ROUTES), match=ids, other=ids, name=st.text(max_size=10), body=bodies)
 def test_no_request_is_answered_with_a_server_error(app, referee, route, match, other, name, body) -> None:
     method, path = route
@@ -267,3 +272,9 @@ def test_an_empty_database_file_with_backups_is_damage_not_a_fresh_start(tmp_pat
     restarted = create_app(config)
     assert "the file is empty" in capsys.readouterr().err
     assert [m["id"] for m in restarted.test_client().get("/api/matches").json] == [match_id]
+
+
+def test_the_join_page_shows_the_servers_own_address_not_the_host_header(app) -> None:
+    app.config["PUBLIC_URL"] = "http://192.168.1.20:8000/"
+    page = app.test_client().get("/join", headers={"Host": "evil.example"}).get_data(as_text=True)
+    assert "http://192.168.1.20:8000/" in page and "evil.example" not in page

@@ -62,6 +62,7 @@ def serve(args: argparse.Namespace) -> int:
         VirtualTable(get_service(app), interval=args.interval).start()
     host = _lan_address() if args.host in ("0.0.0.0", "") else args.host
     url = f"http://{host}:{args.port}/"
+    app.config["PUBLIC_URL"] = url
     print(f"TWEAK Table Companion: {url}")
     print(f"Referee PIN: {app.config['REFEREE_PIN']}")
     if args.camera is None:

@@ -93,7 +93,8 @@ def set_language():
 
 @bp.get("/join")
 def join():
-    url = request.host_url
+    # the server's own address (set by `tweak serve`), not whatever Host header a request carries
+    url = current_app.config.get("PUBLIC_URL") or request.host_url
     svg = segno.make(url, error="m").svg_inline(scale=8, dark="#111", light="#fff")
     return render_template("join.html", url=url, qr_svg=svg)
 
