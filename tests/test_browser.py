@@ -244,3 +244,13 @@ def test_dealer_choice_lists_names_typed_before_the_page_script_ran(server, page
     held[0].continue_()
     page.get_by_test_id("dealer").select_option("Ben", timeout=5000)
     expect(page.get_by_test_id("dealer")).to_have_value("Ben")
+
+
+def test_links_are_tap_targets_a_finger_can_hit(server, page):
+    """The brand link home and "Join this table" are at least 40 px high on a phone (issue:
+    hardening, tap targets)."""
+    _, base = server
+    page.goto(base + "/")
+    for selector in ("a.brand", "a.tap"):
+        box = page.locator(selector).first.bounding_box()
+        assert box is not None and box["height"] >= 40 and box["width"] >= 40, (selector, box)
