@@ -138,7 +138,8 @@ def _edge_support(edges: np.ndarray, quad: np.ndarray, samples: int = 24) -> flo
     return float((edges[yi, xi] > 0).mean())
 
 
-def _contains(outer: np.ndarray, inner: np.ndarray) -> float:
+def contained_share(outer: np.ndarray, inner: np.ndarray) -> float:
+    """The share of ``inner``'s area that lies inside ``outer`` (convex quads)."""
     inter, _ = cv2.intersectConvexConvex(outer.astype(np.float32), inner.astype(np.float32))
     return float(inter / max(cv2.contourArea(inner.astype(np.float32)), 1e-6))
 
@@ -192,10 +193,10 @@ def detect_cards(
             if quad_iou(quad, other) > 0.6:
                 duplicate = True
                 break
-            if _contains(other, quad) > 0.9:  # inside a kept card: its printed border
+            if contained_share(other, quad) > 0.9:  # inside a kept card: its printed border
                 duplicate = True
                 break
-            if _contains(quad, other) > 0.9 and cv2.contourArea(quad) < 1.7 * cv2.contourArea(other):
+            if contained_share(quad, other) > 0.9 and cv2.contourArea(quad) < 1.7 * cv2.contourArea(other):
                 replace = k  # the kept one was the inner border of this card
                 break
         if replace is not None:
@@ -212,7 +213,7 @@ def detect_cards(
             (q, f) for (q, f), a in zip(kept, areas) if CONSISTENT_AREA[0] * median <= a <= CONSISTENT_AREA[1] * median
         ]
     # a big quad that holds several cards is a group of cards (or a mat), not one card
-    kept = [(q, f) for q, f in kept if sum(_contains(q, o) > 0.8 for o, _ in kept if o is not q) == 0]
+    kept = [(q, f) for q, f in kept if sum(contained_share(q, o) > 0.8 for o, _ in kept if o is not q) == 0]
     # cut by the frame's edge: not a complete card
     kept = [
         (q, f)
@@ -253,7 +254,9 @@ def _apart(quads: list[Detection]) -> int:
     finder votes for them; the cards on a mat lie side by side)."""
     chosen: list[Detection] = []
     for d in sorted(quads, key=lambda q: -q.area):
-        if all(_contains(c.corners, d.corners) < 0.2 and _contains(d.corners, c.corners) < 0.2 for c in chosen):
+        if all(
+            contained_share(c.corners, d.corners) < 0.2 and contained_share(d.corners, c.corners) < 0.2 for c in chosen
+        ):
             chosen.append(d)
     return len(chosen)
 
@@ -316,7 +319,7 @@ def fuse_outlines(
     holding FUSE_MANY of its quads is a mat or a tray: neither counts."""
     # an outline around many of the finder's quads lying apart holds a table's worth of cards: a mat
     outlines = [
-        o for o in outlines if _apart([d for d in learned if _contains(o.corners, d.corners) > 0.7]) < FUSE_MANY
+        o for o in outlines if _apart([d for d in learned if contained_share(o.corners, d.corners) > 0.7]) < FUSE_MANY
     ]
     # an outline twice the frame's usual one holding two of the finder's cards of a card's size is two
     # cards side by side (their joint outline has a card's proportions); a usual-sized one holding
@@ -326,7 +329,7 @@ def fuse_outlines(
         o
         for o in outlines
         if o.area < PAIR_AREA * usual
-        or sum(_contains(o.corners, d.corners) > 0.7 and d.area >= GROUP_SHARE * o.area for d in learned) < 2
+        or sum(contained_share(o.corners, d.corners) > 0.7 and d.area >= GROUP_SHARE * o.area for d in learned) < 2
     ]
     if not outlines:
         return learned
@@ -340,7 +343,7 @@ def fuse_outlines(
     plausible = [
         v
         or (
-            CARD_ASPECT[0] <= _aspect(o.corners) <= CARD_ASPECT[1]
+            CARD_ASPECT[0] <= aspect_ratio(o.corners) <= CARD_ASPECT[1]
             and (typical is None or o.area >= CONSISTENT_AREA[0] * typical)
         )
         for o, v in zip(outlines, seen)
@@ -360,7 +363,7 @@ def fuse_outlines(
             kept.append(d)
             continue
         area = d.area
-        if any(_contains(o.corners, d.corners) > 0.7 and area < FUSE_PART * a for o, a in zip(outlines, areas)):
+        if any(contained_share(o.corners, d.corners) > 0.7 and area < FUSE_PART * a for o, a in zip(outlines, areas)):
             continue
         kept.append(d)
     for j, o in enumerate(outlines):
@@ -371,7 +374,8 @@ def fuse_outlines(
     return kept
 
 
-def _aspect(quad: np.ndarray) -> float:
+def aspect_ratio(quad: np.ndarray) -> float:
+    """Long over short side of a quad (mean of opposite sides)."""
     sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
     a, b = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
     return float(max(a, b) / max(min(a, b), 1e-6))

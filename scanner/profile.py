@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from .adapt import SETTINGS, LinearDiscriminant, crop_features, fit_reader
+from .detect import aspect_ratio, contained_share
 from .labels import LABELS
 
 PROFILE_VERSION = 2
@@ -333,7 +334,7 @@ def enrol_folder(folder: Path, scanner: Any, deck: str = "", progress: Any = Non
                 refused.append(f"{path}: {problem}")
                 continue
             cards.setdefault(label, []).append(card_image(frame, corners))
-            aspects.append(_aspect(corners))
+            aspects.append(aspect_ratio(corners))
             used += 1
     if not cards:
         return EnrolReport(None, 0, refused, time.perf_counter() - started)
@@ -387,7 +388,7 @@ def single_card(frame: np.ndarray, finder: Any = None) -> tuple[np.ndarray | Non
     rivals = [
         p[0][1]
         for p in places[1:]
-        if ways(p) >= ways(places[0]) and _area(p[0][1]) >= 0.5 * _area(best) and _inside(best, p[0][1]) < 0.5
+        if ways(p) >= ways(places[0]) and _area(p[0][1]) >= 0.5 * _area(best) and contained_share(best, p[0][1]) < 0.5
     ]
     if rivals:
         return None, (
@@ -421,7 +422,7 @@ def _distinct_large(quads: list[np.ndarray]) -> list[np.ndarray]:
     largest = max(_area(q) for q in quads)
     out: list[np.ndarray] = []
     for q in sorted(quads, key=_area, reverse=True):
-        if _area(q) >= 0.5 * largest and all(quad_iou(q, o) < 0.3 and _inside(o, q) < 0.5 for o in out):
+        if _area(q) >= 0.5 * largest and all(quad_iou(q, o) < 0.3 and contained_share(o, q) < 0.5 for o in out):
             out.append(q)
     return out
 
@@ -430,19 +431,6 @@ def _area(quad: np.ndarray) -> float:
     import cv2
 
     return float(cv2.contourArea(np.asarray(quad, np.float32)))
-
-
-def _inside(outer: np.ndarray, inner: np.ndarray) -> float:
-    import cv2
-
-    inter, _ = cv2.intersectConvexConvex(np.asarray(outer, np.float32), np.asarray(inner, np.float32))
-    return float(inter) / max(_area(inner), 1e-6)
-
-
-def _aspect(corners: np.ndarray) -> float:
-    sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
-    long, short = (sides[1] + sides[3]) / 2, (sides[0] + sides[2]) / 2
-    return float(max(long, short) / max(min(long, short), 1e-6))
 
 
 def progress_bar(done: int, total: int, out: Any = None) -> None:
