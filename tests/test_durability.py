@@ -45,7 +45,7 @@ class Client:
             return err.code, json.loads(err.read())
 
 
-def start_server(db: str, port: int) -> subprocess.Popen:
+def start_server(db: str, port: int, *extra: str, virtual: bool = False) -> subprocess.Popen:
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -60,7 +60,8 @@ def start_server(db: str, port: int) -> subprocess.Popen:
             db,
             "--pin",
             PIN,
-            "--no-virtual",
+            *([] if virtual else ["--no-virtual"]),
+            *extra,
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

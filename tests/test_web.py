@@ -229,8 +229,30 @@ def test_thief_joker_shifter_bomb_through_the_api(app, referee):
 def test_stream_sends_versions(app, referee):
     match_id = new_match(referee)
     body = referee.client.get(f"/api/matches/{match_id}/stream").get_data(as_text=True)
-    assert body.startswith("data: ") and '"version": 2' in body
+    assert body.startswith("data: ")
+    message = json.loads(body.split("\n")[0][len("data: ") :])
+    assert message["version"] == 2 and message["state"] == state(referee.client, match_id)
     assert referee.client.get("/api/matches/999/stream").status_code == 404
+
+
+def test_a_watchers_stream_carries_no_hands(app, referee):
+    """The state pushed to a watcher's phone is the watcher's view (R2.4: hands are hidden)."""
+    match_id = new_match(referee)
+    body = app.test_client().get(f"/api/matches/{match_id}/stream").get_data(as_text=True)
+    pushed = json.loads(body.split("\n")[0][len("data: ") :])["state"]
+    assert all(hand == [] for hand in pushed["round"]["hands"].values())
+    assert sum(pushed["round"]["hand_sizes"].values()) > 0
+
+
+def test_streams_beyond_the_limit_are_refused_and_the_referee_is_served(app, referee):
+    """Each stream holds a server thread: past STREAM_LIMIT a phone is told to poll (503), so the
+    referee's requests always find a thread."""
+    match_id = new_match(referee)
+    app.config.update(STREAM_LIMIT=0)
+    res = app.test_client().get(f"/api/matches/{match_id}/stream")
+    assert res.status_code == 503 and res.json["error"] == "busy" and res.headers["Retry-After"]
+    assert referee.client.get(f"/api/matches/{match_id}").status_code == 200
+    assert referee.client.get("/api/health").json == {"ok": True, "streams": 0, "stream_limit": 0}
 
 
 def test_live_streams_end_when_the_server_stops(app, referee):

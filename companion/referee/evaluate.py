@@ -59,6 +59,7 @@ class RoundReport:
     scores_exact: bool = False
     scores_exact_answered: bool = False
     latencies: list[float] = field(default_factory=list)
+    wrong: list[str] = field(default_factory=list)  # each silent wrong move: "k: got / truth"
     seconds: float = 0.0
     frames: int = 0
 
@@ -151,6 +152,7 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
             report.right += 1
         else:
             report.wrong_silent += 1
+            report.wrong.append(f"{k}: {got} / {truth[k]}")
     report.missing = max(0, len(truth) - len(referee_turns))
     true_scores = dict(zip(names, virtual.truth.scores()))
     report.scores_exact = last == true_scores

@@ -12,6 +12,7 @@ from werkzeug.exceptions import HTTPException
 
 from ..storage import open_storage
 from .auth import LoginThrottle, SessionGeneration
+from .camera import VisionWorker
 from .checks import BoundedInt
 from .service import Hub, MatchService, ServiceError
 
@@ -24,7 +25,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         REFEREE_PIN=None,
         SECRET_KEY=None,
         STREAM_TIMEOUT=300.0,  # a live stream ends after this; the browser reconnects by itself
-        KEEPALIVE=15.0,
+        KEEPALIVE=5.0,  # also how soon a stream whose phone has left is noticed and ended
+        STREAM_LIMIT=1000,  # live streams at once; `tweak serve` keeps threads for the referee below its count
         SESSION_COOKIE_SAMESITE="Lax",
         JSON_SORT_KEYS=False,
         CALIBRATION=os.path.join(app.instance_path, "calibration.json"),  # saved by the first-run calibration
@@ -50,6 +52,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         print(f"tweak serve: {damage}", file=sys.stderr)
     app.extensions["tweak_storage_damage"] = damage
     app.extensions["tweak"] = MatchService(storage, Hub())
+    app.extensions["tweak_vision"] = VisionWorker()
 
     from . import api, pages
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
@@ -157,10 +156,16 @@ def camera(match_id: int):
     from .camera import camera_jpeg
 
     live = get_service(current_app).get(match_id)
-    data = camera_jpeg(live, _scanner(), current_app.extensions.setdefault("tweak_camera_cache", {}))
+    scanner = _scanner()
+    data = _vision(camera_jpeg, live, scanner, current_app.extensions.setdefault("tweak_camera_cache", {}))
     if data is None:
         abort(404, description="no round on the table yet")
     return Response(data, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+def _vision(work, *args, **kwargs):
+    """Run picture work on the app's one vision thread (``camera.VisionWorker``)."""
+    return current_app.extensions["tweak_vision"].run(work, *args, **kwargs)
 
 
 def _scanner():
@@ -188,37 +193,60 @@ def _scanner():
 
 @bp.get("/matches/<int:match_id>/stream")
 def stream(match_id: int):
-    """Server-sent events: one message per new version of the match (phones then fetch the state)."""
+    """Server-sent events: one message per new version of the match, carrying the state as this
+    phone may see it (no fetch needed). Each stream holds a server thread, so streams are capped
+    below the thread count (503 beyond it: the page then polls the state) and one whose phone has
+    left ends at the next keepalive."""
     svc = get_service(current_app)
-    live = svc.get(match_id)  # 404 for an unknown match
+    svc.get(match_id)  # 404 for an unknown match
     timeout = float(current_app.config["STREAM_TIMEOUT"])
     try:
         since = int(request.args.get("since", -1))
     except ValueError:
         abort(400, description="since must be a whole number (a match version)")
     keepalive = float(current_app.config["KEEPALIVE"])
+    release = svc.hub.open_stream(int(current_app.config["STREAM_LIMIT"]))
+    if release is None:
+        response = jsonify({"error": "busy", "message": "too many live phones: poll the state instead"})
+        response.headers["Retry-After"] = "30"
+        return response, 503
+    left = request.environ.get("waitress.client_disconnected", lambda: False)
 
     def events():
-        seen = since
-        if seen < live.version:
-            seen = live.version
-            yield f"data: {json.dumps({'version': seen, 'at': live.updated})}\n\n"
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            news = svc.hub.wait(match_id, seen, min(keepalive, max(0.0, end - time.monotonic())))
-            if svc.hub.closed:
-                return  # the server is stopping
-            if news is None:
-                yield ": keepalive\n\n"
-                continue
-            seen = news[0]
-            yield f"data: {json.dumps({'version': news[0], 'at': news[1]})}\n\n"
+        try:
+            seen = since
+            if seen < svc.get(match_id).version:
+                seen, message = svc.state_message(match_id, hands=is_referee())
+                yield f"data: {message}\n\n"
+            end = time.monotonic() + timeout
+            while time.monotonic() < end and not left():
+                news = svc.hub.wait(match_id, seen, min(keepalive, max(0.0, end - time.monotonic())))
+                if svc.hub.closed:
+                    return  # the server is stopping
+                if news is None:
+                    yield ": keepalive\n\n"  # (a phone that left is noticed when this cannot be sent)
+                    continue
+                # the referee's role is asked again at each message: a logout ends the hands at once
+                seen, message = svc.state_message(match_id, hands=is_referee())
+                yield f"data: {message}\n\n"
+        finally:
+            release()
 
-    return Response(
+    response = Response(
         stream_with_context(events()),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+    response.call_on_close(release)  # (also when the stream is closed before it ever started)
+    return response
+
+
+@bp.get("/health")
+def health():
+    """For the Pi's service checks and the load benchmark: the server answers, and how many live
+    streams it holds."""
+    hub = get_service(current_app).hub
+    return jsonify({"ok": True, "streams": hub.streams, "stream_limit": int(current_app.config["STREAM_LIMIT"])})
 
 
 def _camera():
@@ -254,11 +282,14 @@ def camera_picture():
             {"error": "no_picture", "message": f"camera {state['state']}: {state['message']}"}
         ), 409  # (a state, not a server fault)
     scanner = _scanner()
-    mat = next((m for m in (find_mat(frame, MatLayout.paper(s)) for s in ("A2", "A3")) if m is not None), None)
-    if scanner is not None:
-        frame = draw_readings(frame, scanner.scan(frame), mat)
-    ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 80])
-    return Response(data.tobytes(), mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+    def picture(frame):
+        mat = next((m for m in (find_mat(frame, MatLayout.paper(s)) for s in ("A2", "A3")) if m is not None), None)
+        if scanner is not None:
+            frame = draw_readings(frame, scanner.scan(frame), mat)
+        return cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 80])[1].tobytes()
+
+    return Response(_vision(picture, frame), mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
 @bp.post("/camera/calibrate")
@@ -284,7 +315,7 @@ def calibrate():
     size = body.get("mat", "A2")
     if size not in ("A2", "A3"):
         abort(400, description="mat must be A2 or A3 (the size it was printed at)")
-    mat = find_mat(frame, MatLayout.paper(size))
+    mat = _vision(find_mat, frame, MatLayout.paper(size))
     if mat is None:
         return jsonify(
             {"error": "no_mat", "message": "no mat seen: all four corner markers must be in the picture"}
@@ -325,7 +356,10 @@ def check_pile(match_id: int, player: str):
         frames = [frame]
     else:  # the virtual table spreads the pile 24 cards to a picture
         seed = svc.get(match_id).seed
-        frames = [_virtual_pile(seed, tracked[i : i + 24], f"{player}-{i}") for i in range(0, max(1, len(tracked)), 24)]
+        frames = [
+            _vision(_virtual_pile, seed, tracked[i : i + 24], f"{player}-{i}")
+            for i in range(0, max(1, len(tracked)), 24)
+        ]
     scanner = _scanner()
     if scanner is None:
         return jsonify(
@@ -336,13 +370,13 @@ def check_pile(match_id: int, player: str):
     scanned = scanned or score_labels([])
     doubtful: list[str] = []
     for frame in frames:
-        result = scanner.scan(frame, pile=True)
+        result = _vision(scanner.scan, frame, pile=True)
         scanned = scanned.add(score_labels(c.label for c in result.cards if c.confidence >= MIN_SCORE_CONFIDENCE))
         doubtful += [c.label for c in result.cards if c.confidence < MIN_SCORE_CONFIDENCE]
     store[(match_id, player)] = scanned
     differences = [d.as_json() for d in compare(tracked, scanned)]
     svc.pile_check(match_id, player, scanned.as_json(), differences)
-    ok, data = cv2.imencode(".jpg", draw_readings(frames[-1], result), [cv2.IMWRITE_JPEG_QUALITY, 80])
+    ok, data = _vision(lambda: cv2.imencode(".jpg", draw_readings(frames[-1], result), [cv2.IMWRITE_JPEG_QUALITY, 80]))
     current_app.extensions.setdefault("tweak_piles", {})[(match_id, player)] = data.tobytes()
     return jsonify(
         {
@@ -422,10 +456,10 @@ def enrol_capture():
         return jsonify(
             {"error": "no_scanner", "message": "the recognition models are not installed"}
         ), 409  # (a state, not a server fault)
-    result = scanner.scan(frame)
+    result = _vision(scanner.scan, frame)
     if not result.cards:
         return jsonify({"error": "no_card", "message": "no card seen: lay the cards face up, apart"}), 422
-    _enrolment()["last"] = [card_image(frame, c.corners) for c in result.cards]
+    _enrolment()["last"] = _vision(lambda: [card_image(frame, c.corners) for c in result.cards])
     return jsonify(
         {
             "cards": [

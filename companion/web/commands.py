@@ -7,6 +7,27 @@ import os
 import socket
 import sys
 
+# A live phone's stream holds a server thread (waitress is a thread pool); threads are cheap while
+# they wait, so there are enough for 200+ phones, and a few are never given to streams.
+SERVE_THREADS = 240
+REFEREE_THREADS = 16
+
+
+def bound_malloc() -> bool:
+    """glibc keeps big freed buffers (camera pictures) in its heaps instead of handing them back,
+    one heap a thread: a fixed mmap threshold and two heaps keep the server ~50 MiB smaller
+    (``benchmarks/phones.py``; the picture work itself runs on one thread, ``camera.VisionWorker``).
+    Call it before any thread starts; False where the C library is not glibc."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return False
+    m_mmap_threshold, m_arena_max = -3, -8  # (malloc.h)
+    return bool(mallopt(m_arena_max, 2)) and bool(mallopt(m_mmap_threshold, 1 << 20))
+
 
 def _lan_address() -> str:
     """The address phones on the same network can reach (no packet is sent)."""
@@ -21,6 +42,7 @@ def _lan_address() -> str:
 def serve(args: argparse.Namespace) -> int:
     import signal
 
+    bound_malloc()
     import segno
     import waitress
 
@@ -40,6 +62,10 @@ def serve(args: argparse.Namespace) -> int:
             )
             return 2
         config["REFEREE_PIN"] = args.pin
+    if args.threads <= REFEREE_THREADS:
+        print(f"tweak serve: --threads {args.threads}: give more than {REFEREE_THREADS}", file=sys.stderr)
+        return 2
+    config["STREAM_LIMIT"] = args.threads - REFEREE_THREADS
     app = create_app(config)
     if args.camera is not None:
         from .camera import CameraService
@@ -86,6 +112,10 @@ def serve(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         threads=args.threads,
+        # every open connection may be a phone's live stream: room for a crowd, and a read-ahead
+        # so that a phone that leaves mid-stream is noticed (waitress.client_disconnected)
+        connection_limit=max(100, 4 * args.threads),
+        channel_request_lookahead=1,
         channel_timeout=600,
         ident="tweak",
         clear_untrusted_proxy_headers=True,
@@ -129,5 +159,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--no-virtual", action="store_true", help="do not start the virtual table's demo match")
     p.add_argument("--interval", type=float, default=2.0, help="seconds between virtual-table moves")
-    p.add_argument("--threads", type=int, default=48, help="server threads (each live phone holds one)")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=SERVE_THREADS,
+        help=f"server threads: a live phone's stream holds one; {REFEREE_THREADS} are kept for the referee",
+    )
     p.set_defaults(run=serve)

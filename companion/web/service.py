@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ..bots import GreedyBot
 from ..engine.cards import Card, Colour, Edition, TweakKind
@@ -157,6 +157,25 @@ class Hub:
         self._cond = threading.Condition()
         self._versions: dict[int, tuple[int, float]] = {}
         self.closed = False
+        self.streams = 0  # live streams open now (each holds one server thread)
+
+    def open_stream(self, limit: int) -> Callable[[], None] | None:
+        """Count one more live stream, unless ``limit`` are open (the threads left over serve the
+        referee and the pages whatever the watchers do). Returns the stream's release, which may be
+        called more than once (a stream ends by its generator and by its response's close)."""
+        with self._cond:
+            if self.streams >= limit:
+                return None
+            self.streams += 1
+        released = threading.Event()
+
+        def release() -> None:
+            with self._cond:
+                if not released.is_set():
+                    released.set()
+                    self.streams -= 1
+
+        return release
 
     def close(self) -> None:
         """The server is stopping: every waiting stream wakes and ends (none waits again)."""
@@ -247,6 +266,7 @@ class MatchService:
         self.storage = storage
         self.hub = hub or Hub()
         self._lock = threading.RLock()
+        self._messages: dict[tuple[int, bool], tuple[tuple, str]] = {}  # (match, hands) -> (key, message)
         self._live: dict[int, LiveMatch] = {}
         self._bot = GreedyBot()
         self._camera_match: tuple[int | None] | None = None  # cached answer of camera_match(); None: unknown
@@ -806,6 +826,19 @@ class MatchService:
         with self._lock:
             rnd = self.get(match_id).match.current
             return rnd is not None and not rnd.is_over()
+
+    def state_message(self, match_id: int, hands: bool) -> tuple[int, str]:
+        """The live stream's message for the match as it is now: its version and state as JSON,
+        built once a version for every phone following it (200 phones, one serialisation)."""
+        with self._lock:
+            live = self.get(match_id)
+            key = (live.version, live.note, live.damage)
+            cached = self._messages.get((match_id, hands))
+            if cached is None or cached[0] != key:
+                body = {"version": live.version, "at": live.updated, "state": self.state(match_id, hands)}
+                cached = (key, json.dumps(body, separators=(",", ":")))
+                self._messages[(match_id, hands)] = cached
+            return live.version, cached[1]
 
     def state(self, match_id: int, hands: bool = True) -> dict[str, Any]:
         """Everything a phone shows, as JSON; ``hands``: the cards in each hand too (the referee's

@@ -212,7 +212,10 @@
   async function refresh() {
     const res = await fetch("/api/matches/" + matchId);
     if (!res.ok) return;
-    const s = await res.json();
+    show(await res.json());
+  }
+  function show(s) {
+    if (state && s.version < state.version) return;  // (a fetch answered after a newer message)
     if (state && s.version !== state.version) { selectedHand = null; selectedTable = new Set(); tweak = null; }
     state = s;
     lastVersion = s.version;
@@ -304,8 +307,18 @@
   $("next-round").addEventListener("click", () => post("/next-round"));
 
   // live updates for every phone (server-sent events; the browser reconnects by itself)
+  // each message carries the state; a server with too many phones refuses the stream (503), and
+  // the page then polls instead
+  let polling = null;
   const source = new EventSource("/api/matches/" + matchId + "/stream");
-  source.onmessage = (ev) => { const v = JSON.parse(ev.data).version; if (v !== lastVersion) refresh(); };
+  source.onmessage = (ev) => {
+    const m = JSON.parse(ev.data);
+    if (m.version === lastVersion) return;
+    if (m.state) show(m.state); else refresh();
+  };
+  source.onerror = () => {
+    if (source.readyState === EventSource.CLOSED && polling === null) polling = setInterval(refresh, 3000);
+  };
 
   // keep the screen awake during a match (Wake Lock API), again after the tab comes back
   let lock = null;
