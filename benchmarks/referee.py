@@ -37,6 +37,7 @@ def _one(args: tuple[int, int, str | None, str | None]) -> dict:
     report = evaluate_round(seed, players, _scanner, answer_with_truth=True, style=deck(family, 1) if family else None)
     out = report.as_json()
     out["latencies"] = report.latencies
+    out["silent"] = report.silent
     return out
 
 
@@ -70,8 +71,9 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--family", help="draw the deck in this art family (scanner/synth/families.py)")
     parser.add_argument("--enrol", action="store_true", help="enrol the family's deck first (one photo a label)")
+    parser.add_argument("--profile", help="scan with this deck profile (e.g. one --enrol made before)")
     args = parser.parse_args()
-    profile = _enrolled(args.family) if args.enrol and args.family else None
+    profile = _enrolled(args.family) if args.enrol and args.family else args.profile
     work = [(args.first + i, 2 + i % 5, args.family, profile) for i in range(args.seeds)]
     with ProcessPoolExecutor(args.jobs) as pool:
         reports = list(pool.map(_one, work))
@@ -86,7 +88,7 @@ def main() -> None:
     exact = sum(r["scores_exact"] for r in reports)
     latencies = sorted(x for r in reports for x in r["latencies"])
     for r in reports:
-        print(json.dumps({k: r[k] for k in r if k != "latencies"}))
+        print(json.dumps({k: r[k] for k in r if k not in ("latencies", "silent")}))
     print(f"rounds: {len(reports)} (2-6 players), true moves: {moves}, frames: {sum(r['frames'] for r in reports)}")
     print(f"moves right without asking: {right} ({100 * right / moves:.2f} %)")
     print(f"moves asked: {asked} ({100 * asked / moves:.2f} %), right once answered or tapped: {answered}")
@@ -96,6 +98,11 @@ def main() -> None:
     )
     print(f"moves right in the end (asked ones answered): {100 * (right + answered) / moves:.2f} % (goal >= 99 %)")
     print(f"wrong moves passed silently: {silent} (goal 0); moves never inferred: {missing}")
+    unasked = [c for r in reports for c in r["silent"]]
+    for low, high in ((0, 0.8), (0.8, 0.9), (0.9, 0.95), (0.95, 0.99), (0.99, 1.01)):
+        band = [ok for c, ok in unasked if low <= c < high]
+        if band:
+            print(f"  moves not asked, confidence {low:.2f}-{min(high, 1):.2f}: {len(band)}, wrong {band.count(False)}")
     print(f"rounds with exact scores: {exact}/{len(reports)} ({100 * exact / len(reports):.0f} %, goal >= 95 %)")
     if latencies:
         p95 = latencies[int(0.95 * (len(latencies) - 1))]

@@ -46,6 +46,9 @@ class AdaptSettings:
     #: a crop farther from every class of the deck than this many times the training crops' own
     #: distances (99th percentile) is unlike the deck: its reading loses confidence
     outlier_factor: float = 1.6
+    #: a profile's reading less sure than this is doubted (the referee asks): the bar above which
+    #: the tuning families' enrolled readings were right on their tables (benchmarks/profile_confidence.py)
+    sure_confidence: float = 0.999
     seed: int = 0
 
 

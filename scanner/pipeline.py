@@ -121,6 +121,12 @@ class Scanner:
         self.finder = finder  # the learned card finder (scanner.segment), or None: classical detection
         self.calibration = calibration  # zones without a mat (scanner.calibration)
 
+    @property
+    def doubt_below(self) -> float | None:
+        """The confidence under which the readings should be doubted, where the reader sets its
+        own (a deck profile); None: the network's, which the referee knows."""
+        return self.profile.doubt_below if self.profile is not None else None
+
     def scan(self, frame: np.ndarray, pile: bool = False) -> ScanResult:
         """The cards in ``frame``. ``pile``: a won pile spread out (scanner.piles), where cards lie
         side by side: a card the finder missed between or beside read cards is looked for there."""

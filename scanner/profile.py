@@ -66,6 +66,11 @@ class DeckProfile:
     problems: list[str] = field(default_factory=list)  # photos refused at enrolment, by name
 
     @property
+    def doubt_below(self) -> float:
+        """The confidence under which this deck's readings are doubted (``AdaptSettings``)."""
+        return SETTINGS.sure_confidence
+
+    @property
     def enrolled(self) -> list[str]:
         return [label for label in LABELS if label in self.photos]
 

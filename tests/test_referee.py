@@ -333,3 +333,22 @@ def test_t_cards_won_unseen_are_known_at_their_use(seed: int) -> None:
     assert again.round.is_over() and again.scores() == virtual.truth.scores()
     used = [kind for kinds in virtual.truth.tweaks_used for kind in kinds]
     assert [k for kinds in again.round.tweaks_used for k in kinds].count(TweakKind.JOKER) == used.count(TweakKind.JOKER)
+
+
+@pytest.mark.parametrize(("doubt_below", "asked"), [(None, False), (0.999, True)])
+def test_a_deck_profile_reading_under_its_own_bar_is_asked(doubt_below, asked) -> None:
+    """A reading at 0.99 is sure for the shipped network (LOW_CONFIDENCE) but not for a deck
+    profile, whose readings are doubted under AdaptSettings.sure_confidence: its move is asked."""
+    red2, green3 = Card(Colour.RED, 2), Card(Colour.GREEN, 3)
+    yellow1, orange1 = Card(Colour.YELLOW, 1), Card(Colour.ORANGE, 1)
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_view(0, [red2, green3]))
+    for t in (1, 2):
+        view = _view(t, [red2, green3, yellow1])
+        view.centre[2] = SeenCard(yellow1, (200.0, 0.0), confidence=0.99, alternatives=(orange1,))
+        view.doubt_below = doubt_below
+        referee.see(view)
+    events = referee.finish()  # (the pictures end: the card lying was a discard)
+    moves = [e for e in events if e.kind == "move"]
+    assert len(moves) == 1 and moves[0].data["asked"] is asked
+    assert any(e.kind == "question" for e in events) is asked

@@ -60,11 +60,12 @@ class RoundReport:
     scores_exact_answered: bool = False
     latencies: list[float] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)  # each silent wrong move: "k: got / truth"
+    silent: list[tuple[float, bool]] = field(default_factory=list)  # each move not asked: (confidence, right)
     seconds: float = 0.0
     frames: int = 0
 
     def as_json(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k != "latencies"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("latencies", "silent")}
 
 
 def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: bool, style: Any = None) -> RoundReport:
@@ -87,6 +88,7 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
         return 0
 
     referee_turns: list[Turn] = []
+    confidences: list[float] = []  # the move event's confidence, for each of referee_turns
     asked_at: set[int] = set()
     started = time.perf_counter()
     frame_list = list(frames(virtual, style=style))
@@ -107,6 +109,7 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
                 report.tapped += 1
                 asked_at.add(k)
                 referee_turns.append(truth[k])
+                confidences.append(1.0)
         if event.kind == "question":
             asked_at.add(len(referee_turns))
             k = len(referee_turns)
@@ -142,6 +145,7 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
                     dropped = (timed.frame_time, True)
                     break
             referee_turns.append(got)
+            confidences.append(event.data.get("confidence", 1.0))
     report.seconds = time.perf_counter() - started
     for k, got in enumerate(referee_turns[: len(truth)]):
         ok = same_turn(got, truth[k])
@@ -150,7 +154,9 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
             report.answered_right += ok
         elif ok:
             report.right += 1
-        else:
+        if k not in asked_at:
+            report.silent.append((confidences[k], ok))
+        if k not in asked_at and not ok:
             report.wrong_silent += 1
             report.wrong.append(f"{k}: {got} / {truth[k]}")
     report.missing = max(0, len(truth) - len(referee_turns))

@@ -81,8 +81,12 @@ class Referee:
         colours: Sequence[Colour] | None = None,
         edition: Edition = Edition.CLASSIC,
         answer: Answer | None = None,
+        doubt_below: float | None = None,
     ) -> None:
         self.players = list(players)
+        # a reading less sure than this is doubted: the move that uses it is asked. The shipped
+        # network's readings use LOW_CONFIDENCE; a deck profile's its own bar (Scanner.doubt_below)
+        self.doubt_below = LOW_CONFIDENCE if doubt_below is None else doubt_below
         self.dealer = dealer
         self.colours = list(colours) if colours is not None else None
         self.edition = edition
@@ -105,6 +109,8 @@ class Referee:
     # -- feeding views ---------------------------------------------------------------------
 
     def see(self, view: TableView) -> list[Event]:
+        if view.doubt_below is not None:
+            self.doubt_below = view.doubt_below
         if self.seen is None:
             return self._start(view)
         rnd = self.seen.round
@@ -189,7 +195,7 @@ class Referee:
         new = present - start - pending.seen
         for s in view.centre:
             pending.conf[s.card] = min(pending.conf.get(s.card, 1.0), s.confidence)
-            if s.confidence < LOW_CONFIDENCE:
+            if s.confidence < self.doubt_below:
                 pending.low[s.card] = s.alternatives
         if p in flips and pending.flip is None:
             pending.flip = flips[p]
@@ -278,7 +284,7 @@ class Referee:
             kept.append(match)
             if seen.card == match[1]:
                 match[2] = max(match[2], seen.confidence)
-            elif seen.confidence < LOW_CONFIDENCE <= match[2] and not (table - view.cards - Counter([match[1]])):
+            elif seen.confidence < self.doubt_below <= match[2] and not (table - view.cards - Counter([match[1]])):
                 # (only while the rest of the table is still there: after a sum a refill card may
                 # lie where a card was picked up)
                 view.centre[i] = SeenCard(match[1], seen.position, match[2], seen.alternatives)
@@ -288,7 +294,7 @@ class Referee:
                 # (two sure readings that differ are a doubt: a refill card can lie where a card
                 # laid this turn was picked up, while the twin of the card it took still shows)
                 reread = seen.confidence > match[2] and (
-                    match[2] < LOW_CONFIDENCE or (untouched and seen.confidence >= match[2] + REREAD_MARGIN)
+                    match[2] < self.doubt_below or (untouched and seen.confidence >= match[2] + REREAD_MARGIN)
                 )
                 arrivals = self.pending.arrivals
                 if reread and old in arrivals and seen.card not in arrivals:

@@ -64,7 +64,7 @@ def referee_frames(
         state = tracker.update(now, frame, scan, motion_checked=True)
         if state is None:
             continue
-        view = seating.view(now, state.cards)
+        view = seating.view(now, state.cards, getattr(scanner, "doubt_below", None))
         events = referee.see(view)
         spent = (time.perf_counter() - started) * 1000
         waited = (now - tracker.still_since) * 1000 if tracker.still_since is not None else 0.0

@@ -54,13 +54,16 @@ class TableView:
     card_length: float = 100.0  # pixels
     # numbers laid in front of a seat (Thief, Bomb): card, seat by angle, position
     given: list[tuple[Card, int, tuple[float, float]]] = field(default_factory=list)
+    # the reader's own bar for a doubtful reading (a deck profile's); None: LOW_CONFIDENCE
+    doubt_below: float | None = None
 
     @property
     def cards(self) -> Counter:
         return Counter(s.card for s in self.centre)
 
     def doubtful(self) -> list[SeenCard]:
-        return [s for s in self.centre if s.confidence < LOW_CONFIDENCE]
+        bar = LOW_CONFIDENCE if self.doubt_below is None else self.doubt_below
+        return [s for s in self.centre if s.confidence < bar]
 
 
 def parse_card(label: str) -> Card | None:
@@ -94,8 +97,9 @@ class Seating:
         step = 360 / self.players
         return int(round(((angle - 90) % 360) / step)) % self.players
 
-    def view(self, time: float, cards: Sequence[Any]) -> TableView:
-        """``cards``: objects with ``label``, ``corners`` (4x2), ``confidence`` and optional ``candidates``."""
+    def view(self, time: float, cards: Sequence[Any], doubt_below: float | None = None) -> TableView:
+        """``cards``: objects with ``label``, ``corners`` (4x2), ``confidence`` and optional ``candidates``;
+        ``doubt_below``: the reader's own bar for a doubtful reading (``Scanner.doubt_below``)."""
         cards = _clean(cards)
         centres = [np.asarray(c.corners, np.float64).reshape(4, 2).mean(axis=0) for c in cards]
         if self.card_length is None and cards:
@@ -150,7 +154,7 @@ class Seating:
                 centre.append(SeenCard(face, (float(at[0]), float(at[1])), float(card.confidence), others))
             confidence = min(confidence, float(card.confidence))
         length = self.card_length or 100.0
-        return TableView(time, centre, target, empty, held, used, confidence, tweaks, length, given)
+        return TableView(time, centre, target, empty, held, used, confidence, tweaks, length, given, doubt_below)
 
     def _in_centre(self, card: Any) -> bool:
         return self.zones is None or self.zones.zone_of(card.corners, self.frame_size) == "centre"

@@ -70,7 +70,8 @@ class TableReferee:
                 return self.service.settle(match_id)
             return []
         self.views += 1
-        return self.service.see(match_id, self._seating.view(now, state.cards))
+        view = self._seating.view(now, state.cards, getattr(scanner, "doubt_below", None))
+        return self.service.see(match_id, view)
 
     def feed(self, frames: Iterable[tuple[float, Any]]) -> list:
         """Every frame of ``frames`` in turn (a video, the virtual table), then the end of the
