@@ -254,3 +254,34 @@ def test_links_are_tap_targets_a_finger_can_hit(server, page):
     for selector in ("a.brand", "a.tap"):
         box = page.locator(selector).first.bounding_box()
         assert box is not None and box["height"] >= 40 and box["width"] >= 40, (selector, box)
+
+
+def test_swedish_pages_name_colours_cards_and_t_cards_and_keep_the_checkbox_by_its_label(server, page):
+    """Issue: hardening (nl and sv): colour chips, the edition, the R2.2 hint and the card names in
+    the log are translated; the camera checkbox stays beside its (long) Swedish label."""
+    import re
+
+    app, base = server
+    service = get_service(app)
+    match_id = service.create_match(["Ana", "Ben", "Cai"], seed=5)
+    for _ in range(8):
+        service.bot_move(match_id)
+    page.goto(base + "/")
+    with page.expect_navigation():
+        page.select_option("select[name=lang]", "sv")
+    page.get_by_test_id("pin").fill(PIN)
+    with page.expect_navigation():
+        page.get_by_test_id("login").tap()
+    chips = page.locator("label.chip").all_inner_texts()
+    assert [c.strip() for c in chips] == ["röd", "orange", "gul", "grön", "blå", "lila"]
+    expect(page.get_by_test_id("edition").locator("option").first).to_have_text("klassisk (10 T!)")
+    expect(page.locator("fieldset small")).to_have_text("R2.2: tomt = efter antalet spelare")
+    label = page.locator("label.check").first.bounding_box()
+    box = page.get_by_test_id("camera-referee").bounding_box()
+    assert box["y"] - label["y"] < 12 and box["x"] - label["x"] < 4  # on the label's first line
+    assert label["height"] > 40  # (the text wraps beside the box at 390 px)
+    page.goto(f"{base}/matches/{match_id}")
+    page.wait_for_function("document.getElementById('app').dataset.version")
+    log = " ".join(page.locator("#log li").all_inner_texts())
+    assert re.search(r"(röd|orange|gul|grön|blå|lila)-\d", log), log
+    assert not re.search(r"(red|yellow|green|blue|purple)-\d", log), log

@@ -71,22 +71,23 @@ def camera_jpeg(live: LiveMatch, scanner: Any, cache: dict) -> bytes | None:
             result = scanner.scan(frame)
             frame = draw_readings(frame, result)
             if result.target is not None:
-                cv2.putText(
-                    frame,
-                    f"target {result.target}",
-                    (16, 40),
-                    cv2.FONT_HERSHEY_SIMPLEX,
-                    1.2,
-                    (255, 255, 255),
-                    3,
-                    cv2.LINE_AA,
-                )
+                _draw_target(frame, result.target)
         ok, data = cv2.imencode(
             ".jpg", cv2.resize(frame, (960, 540), interpolation=cv2.INTER_AREA), [cv2.IMWRITE_JPEG_QUALITY, 80]
         )
         cache.clear()  # one picture per match version is plenty
         cache[key] = data.tobytes()
         return cache[key]
+
+
+def _draw_target(frame: Any, target: int) -> None:
+    """The target the scanner read, as a target sign and its number: no word to translate (the
+    picture is shared by phones in every language)."""
+    import cv2
+
+    for radius, colour in ((22, (255, 255, 255)), (14, (40, 40, 200)), (6, (255, 255, 255))):
+        cv2.circle(frame, (38, 34), radius, colour, -1, cv2.LINE_AA)
+    cv2.putText(frame, str(target), (70, 50), cv2.FONT_HERSHEY_SIMPLEX, 1.4, (255, 255, 255), 3, cv2.LINE_AA)
 
 
 class CameraService:

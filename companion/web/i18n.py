@@ -203,6 +203,25 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "Welke kaart gaf deze speler af aan de Bom?",
         "Vilket kort lämnade den här spelaren till Bomben?",
     ),
+    # card colours (R1.1) and T! cards (R1.4), named as in each rule book
+    "red": ("rojo", "rouge", "rood", "röd"),
+    "orange": ("naranja", "orange", "oranje", "orange"),
+    "yellow": ("amarillo", "jaune", "geel", "gul"),
+    "green": ("verde", "vert", "groen", "grön"),
+    "blue": ("azul", "bleu", "blauw", "blå"),
+    "purple": ("morado", "violet", "paars", "lila"),
+    "thief": ("Ladrón", "Voleur", "Dief", "Tjuven"),
+    "joker": ("Comodín", "Joker", "Joker", "Jokern"),
+    "shifter": ("Cambia el objetivo", "Change de cible", "Shifter", "Byt mål"),
+    "bomb": ("Bomba", "Bombe", "Bom", "Bomben"),
+    "classic": ("clásica", "classique", "klassiek", "klassisk"),
+    "extended": ("ampliada", "étendue", "uitgebreid", "utökad"),
+    "empty = by player count": (
+        "vacío = según el número de jugadores",
+        "vide = selon le nombre de joueurs",
+        "leeg = naar het aantal spelers",
+        "tomt = efter antalet spelare",
+    ),
 }
 
 _INDEX = {"es": 0, "fr": 1, "nl": 2, "sv": 3}

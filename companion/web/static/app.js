@@ -31,26 +31,33 @@
     b.hidden = !text;
   }
 
+  // a card's name in the page's language: "red-3" -> "rood-3" (nl); T! cards by their rule-book name
+  const cardName = (name) => {
+    const [colour, value] = String(name).split("-");
+    return value === undefined ? T(colour) : T(colour) + "-" + value;
+  };
+  const cardNames = (names) => names.map(cardName).join(", ");
+
   function describe(entry) {
     const cam = entry.source === "camera" ? "📷 " : "";
     if (entry.kind === "rejected") return { text: cam + "✗ " + T("Invalid") + " (" + entry.rule + "): " + entry.message, cls: "bad" };
-    if (entry.kind === "seen_deal") return { text: "📷 " + T("Deal seen") + ": " + entry.table.join(", ") + (entry.target ? " · " + T("Target") + " " + entry.target : ""), cls: "" };
+    if (entry.kind === "seen_deal") return { text: "📷 " + T("Deal seen") + ": " + cardNames(entry.table) + (entry.target ? " · " + T("Target") + " " + entry.target : ""), cls: "" };
     if (entry.kind === "target") return { text: "✎ " + T("Target") + " " + entry.target, cls: "" };
-    if (entry.kind === "seen_deal" && entry.source === "referee") return { text: "✎ " + T("Deal seen") + ": " + entry.table.join(", ") + " · " + T("Target") + " " + entry.target, cls: "" };
-    if (entry.kind === "table_fixed") return { text: "✎ " + T("Correct a table card") + ": " + entry.shown + " → " + entry.actual, cls: "" };
+    if (entry.kind === "seen_deal" && entry.source === "referee") return { text: "✎ " + T("Deal seen") + ": " + cardNames(entry.table) + " · " + T("Target") + " " + entry.target, cls: "" };
+    if (entry.kind === "table_fixed") return { text: "✎ " + T("Correct a table card") + ": " + cardName(entry.shown) + " → " + cardName(entry.actual), cls: "" };
     if (entry.kind === "corrected") return { text: "✎ " + T("Corrected") + ": " + entry.player + " #" + entry.turn, cls: "" };
     if (entry.kind === "undo") return { text: "↶ " + T("Undone") + (entry.player ? ": " + entry.player : ""), cls: "" };
     if (entry.kind === "round") return { text: T("Round") + " " + entry.round + " · " + T("Dealer") + ": " + entry.dealer, cls: "" };
     let text = cam + entry.player + ": ";
     if (entry.tweak) {
       const t = entry.tweak;
-      text += "T! " + t.card + (t.card === "joker" ? " " + (t.delta > 0 ? "+1" : "−1") : "")
-        + (t.victim ? " → " + t.victim + " (" + t.stolen + ")" : "") + "; ";
+      text += "T! " + T(t.card) + (t.card === "joker" ? " " + (t.delta > 0 ? "+1" : "−1") : "")
+        + (t.victim ? " → " + t.victim + (t.stolen ? " (" + cardName(t.stolen) + ")" : "") : "") + "; ";
     }
-    if (entry.discard) return { text: text + T("discards") + " " + entry.discard, cls: "" };
+    if (entry.discard) return { text: text + T("discards") + " " + cardName(entry.discard), cls: "" };
     const cards = [entry.sum.hand, ...entry.sum.take];
     const total = cards.reduce((s, c) => s + Number(c.split("-")[1]), 0);
-    text += cards.join(" + ") + " = " + total;
+    text += cards.map(cardName).join(" + ") + " = " + total;
     if (entry.tweak_made) return { text: text + " · TWEAK!", cls: "tweak" };
     return { text: text + " ✓", cls: "" };
   }
@@ -148,7 +155,7 @@
     html += "<tr class='goal'><td>" + T("Goal") + "</td><td colspan='" + s.players.length + "'>" + s.goal + "</td></tr>";
     if (r) {
       html += "<tr><td>" + T("Won cards") + "</td>" + s.players.map((p) => "<td>" + r.won[p] + "</td>").join("") + "</tr>";
-      html += "<tr><td>" + T("T! cards") + "</td>" + s.players.map((p) => "<td>" + r.held[p].map((k) => "<span class='tag'>" + k + "</span>").join("")
+      html += "<tr><td>" + T("T! cards") + "</td>" + s.players.map((p) => "<td>" + r.held[p].map((k) => "<span class='tag'>" + T(k) + "</span>").join("")
         + r.used[p].map((k) => "<span class='tag used' title='" + T("used") + "'>" + k + "</span>").join("") + "</td>").join("") + "</tr>";
     }
     $("scores").innerHTML = html + "</table>";
