@@ -38,7 +38,9 @@ def _play(client: Client, match_id: int, rng: random.Random, acked: list[str], s
             if roll < 0.1:
                 client.post(f"/api/matches/{match_id}/turn", {"play": "sum", "hand": "red-1", "take": []})
             elif roll < 0.2 and r["can_undo"]:
+                acked.append("undo?")  # an undo sent: if the server dies before it answers, it may be stored
                 status, _ = client.post(f"/api/matches/{match_id}/undo", {})
+                acked.pop()
                 if status == 200:  # an acknowledged undo takes the last turn back
                     if acked and acked[-1] != "undo":
                         acked.pop()
@@ -100,6 +102,8 @@ def main() -> None:
             proc.wait()
         after = _discards(states[0][1])
         # every acknowledged discard of this run is in the record, in order, after those kept from before
+        if acked and acked[-1] == "undo?":  # killed with an undo unanswered: its turn may be taken back
+            acked = acked[:-2] if len(acked) > 1 and acked[-2] != "undo" else acked[:-1]
         undone = acked.count("undo")
         acked = [line for line in acked if line != "undo"]
         lost = 0
