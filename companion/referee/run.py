@@ -10,8 +10,8 @@ import numpy as np
 
 from companion.engine.cards import Colour, Edition
 
+from .follow import TableFollower
 from .infer import Answer, Event, Referee
-from .view import Seating
 
 
 @dataclass
@@ -47,29 +47,18 @@ def referee_frames(
     A frame is scanned only while the table is still (motion is checked first, on a small copy):
     a hand over the table costs no recognition time.
     """
-    from scanner.track import Tracker
-
-    tracker = Tracker(still_seconds=still_seconds)
+    follower = TableFollower(len(players), zones, still_seconds)
     # the caller may keep the referee to act on its events between frames (a move tapped in)
     referee = referee or Referee(players, dealer, colours, edition, answer)
-    seating: Seating | None = None
     for now, frame in frames:
-        if seating is None:
-            seating = Seating(len(players), (frame.shape[1], frame.shape[0]), zones)
         started = time.perf_counter()
-        if tracker.is_moving(frame):
-            tracker.update(now, frame, None, motion_checked=True)
+        still = follower.step(now, frame, scanner)
+        if still is None or still.view is None:
             continue
-        scan = scanner.scan(frame)
-        state = tracker.update(now, frame, scan, motion_checked=True)
-        if state is None:
-            continue
-        view = seating.view(now, state.cards, getattr(scanner, "doubt_below", None))
-        events = referee.see(view)
+        events = referee.see(still.view)
         spent = (time.perf_counter() - started) * 1000
-        waited = (now - tracker.still_since) * 1000 if tracker.still_since is not None else 0.0
         for event in events:
-            yield Timed(event, now, waited + spent)
+            yield Timed(event, now, still.waited_ms + spent)
     for event in referee.finish():
         yield Timed(event, -1.0, 0.0)
     yield Timed(Event("record", {"lines": referee.seen.record_lines() if referee.seen else []}), -1.0, 0.0)

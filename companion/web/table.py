@@ -34,18 +34,15 @@ class TableReferee:
         self.zones = zones  # the saved calibration (its "centre" zone), if any
         self.still_seconds = still_seconds
         self.settle_seconds = settle_seconds  # a last card lying this long was a discard (R5.1)
-        self._settled: float | None = None
         self._following: tuple[int, int] | None = None  # (match, round number)
-        self._tracker: Any = None
-        self._seating: Any = None
+        self._follower: Any = None  # the round's companion.referee.follow.TableFollower
         self.views = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     def step(self, now: float, frame: Any) -> list:
         """One frame; the referee's events when it completed a still view of the table."""
-        from companion.referee.view import Seating
-        from scanner.track import Tracker
+        from companion.referee.follow import TableFollower
 
         match_id = self.service.camera_match()
         scanner = self.scanner()
@@ -56,22 +53,16 @@ class TableReferee:
         following = (match_id, live.waiting["round"])
         if following != self._following:  # a new match or round: start afresh
             self._following = following
-            self._tracker = Tracker(still_seconds=self.still_seconds)
-            self._seating = Seating(len(live.match.players), (frame.shape[1], frame.shape[0]), self.zones())
-        tracker = self._tracker
-        if tracker.is_moving(frame):
-            tracker.update(now, frame, None, motion_checked=True)
+            self._follower = TableFollower(
+                len(live.match.players), self.zones(), self.still_seconds, self.settle_seconds
+            )
+        still = self._follower.step(now, frame, scanner)
+        if still is None:
             return []
-        state = tracker.update(now, frame, scanner.scan(frame), motion_checked=True)
-        if state is None:
-            still = tracker.still_since
-            if still is not None and now - still >= self.settle_seconds and self._settled != still:
-                self._settled = still  # once per still moment
-                return self.service.settle(match_id)
-            return []
+        if still.settled:
+            return self.service.settle(match_id)
         self.views += 1
-        view = self._seating.view(now, state.cards, getattr(scanner, "doubt_below", None))
-        return self.service.see(match_id, view)
+        return self.service.see(match_id, still.view)
 
     def feed(self, frames: Iterable[tuple[float, Any]]) -> list:
         """Every frame of ``frames`` in turn (a video, the virtual table), then the end of the
