@@ -13,10 +13,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .core import ScannerError
+
 CALIBRATION_VERSION = 1
 
 
-class CalibrationError(ValueError):
+class CalibrationError(ScannerError, ValueError):
     pass
 
 

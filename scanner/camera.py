@@ -13,10 +13,12 @@ from typing import Any, Iterator, Protocol
 
 import numpy as np
 
+from .core import ScannerError
+
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 
 
-class CameraError(RuntimeError):
+class CameraError(ScannerError, RuntimeError):
     """A camera that cannot be opened or read, with what to do about it."""
 
 

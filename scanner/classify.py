@@ -9,9 +9,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .core import MODELS_DIR, ScannerError
 from .crops import stretch_contrast
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_MODEL = MODELS_DIR / "card_classifier.int8.onnx"  # 8-bit (scanner.quantize) of card_classifier.onnx
 #: Below this confidence a crop is reported as not recognised (low confidence), not as a card.
 MIN_CONFIDENCE = 0.6
@@ -33,7 +33,7 @@ SECOND_OPINION_MODEL = MODELS_DIR / "second_opinion" / DEFAULT_MODEL.name
 LABEL_BIAS = "label_bias"
 
 
-class ClassifierError(ValueError):
+class ClassifierError(ScannerError, ValueError):
     """A classifier that cannot be used as given (the message says which file and why)."""
 
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from . import quantize
+from .core import MODELS_DIR
 
 
 def _render(args: argparse.Namespace) -> int:
@@ -461,7 +462,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_render)
 
     p = sub.add_parser("train", help="train the card classifier (needs the train extra: PyTorch)")
-    p.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "models"))
+    p.add_argument("--out", default=str(MODELS_DIR))
     # the defaults are the shipped model's recipe (models/MODEL_CARD.md): same seed, same model
     p.add_argument("--seed", type=int, default=0)
     # the defaults are the shipped classifier's recipe (models/card_classifier.json)
@@ -495,7 +496,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "fine-tune", help="train a trained card classifier further on fresh scenes (needs the train extra)"
     )
-    models = str(Path(__file__).resolve().parent.parent / "models")
+    models = str(MODELS_DIR)
     p.add_argument(
         "--from", dest="base", metavar="DIR", default=models, help="folder of the float classifier to start from"
     )
@@ -519,7 +520,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_fine_tune)
 
     p = sub.add_parser("train-finder", help="train the learned card finder (needs the train extra)")
-    p.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "models"))
+    p.add_argument("--out", default=str(MODELS_DIR))
     # the defaults are the shipped finder's recipe (models/card_finder.json)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--scenes", type=int, default=2400)
@@ -573,7 +574,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("quantize", help="the 8-bit run-time models from the trained float ones (needs onnx)")
     p.add_argument("model", nargs="?", choices=("finder", "classifier", "both"), default="both")
-    p.add_argument("--models", default=str(Path(__file__).resolve().parent.parent / "models"))
+    p.add_argument("--models", default=str(MODELS_DIR))
     # the defaults are the shipped 8-bit models' recipe (models/*.int8.json)
     p.add_argument("--seed", type=int, default=quantize.CALIBRATION_SEED, help="seed of the calibration renders")
     p.add_argument("--frames", type=int, default=quantize.FINDER_FRAMES, help="calibration frames (finder)")
@@ -581,7 +582,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_quantize)
 
     p = sub.add_parser("calibrate", help="fit the classifier's label priors on fresh renders (scanner/calibrate.py)")
-    p.add_argument("--model", default=str(quantize.MODELS_DIR / "card_classifier.int8.onnx"))
+    p.add_argument("--model", default=str(MODELS_DIR / "card_classifier.int8.onnx"))
     # the defaults are the shipped calibration's (models/card_classifier.int8.json: calibration)
     p.add_argument("--seed", type=int, default=4, help="fine-tuning seed whose fresh scenes to render")
     p.add_argument("--scenes", type=int, default=2000, help="scenes in ordinary conditions")
@@ -590,7 +591,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_calibrate)
 
     p = sub.add_parser("evaluate", help="measure the card classifier on held-out renders")
-    p.add_argument("--model", default=str(quantize.MODELS_DIR / "card_classifier.int8.onnx"))
+    p.add_argument("--model", default=str(MODELS_DIR / "card_classifier.int8.onnx"))
     p.add_argument("--scenes", type=int, default=300, help="scenes per evaluation set")
     p.add_argument("--write", action="store_true", help="store the metrics in the model's JSON and MODEL_CARD.md")
     p.set_defaults(run=_evaluate)

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from .adapt import SETTINGS, LinearDiscriminant, crop_features, fit_reader
+from .core import ScannerError
 from .detect import aspect_ratio, contained_share
 from .labels import LABELS
 
@@ -44,7 +45,7 @@ TURNED = "/turned"
 NONE = "none"
 
 
-class ProfileError(Exception):
+class ProfileError(ScannerError):
     pass
 
 

@@ -24,7 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+from .core import MODELS_DIR, ScannerError
+
 FINDER_FLOAT = "card_finder.onnx"
 CLASSIFIER_FLOAT = "card_classifier.onnx"
 SUFFIX = ".int8.onnx"
@@ -38,7 +39,7 @@ CALIBRATION_SEED = 70_000_000  # apart from training (0...), evaluation and benc
 BATCH = 16
 
 
-class QuantizeError(Exception):
+class QuantizeError(ScannerError):
     pass
 
 

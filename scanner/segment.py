@@ -12,11 +12,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .core import MODELS_DIR, ScannerError
 from .crops import order_portrait_many
 from .detect import Detection, _grow
 from .metrics import quad_iou
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_MODEL = MODELS_DIR / "card_finder.int8.onnx"  # 8-bit (scanner.quantize) of card_finder.onnx
 INPUT_WIDTH = 512  # the width frames are shrunk to for training the finder (tweak train-finder --width)
 #: ... and the width it runs at, relative to that: a little larger than trained, it finds more of the
@@ -261,7 +261,7 @@ def snap_many(gray: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
     return list(out)
 
 
-class FinderError(ValueError):
+class FinderError(ScannerError, ValueError):
     """A card finder model that this scanner cannot use (said with what to do)."""
 
 

@@ -99,3 +99,24 @@ def test_run_time_code_never_imports_training_code() -> None:
                 seen[target] = seen[name] or name
                 queue.append(target)
     assert not bad, "\n".join(sorted(set(bad)))
+
+
+def test_every_scanner_error_shares_one_base() -> None:
+    """One ``except ScannerError`` catches any scanner problem (issue: a house a newcomer can live in)."""
+    import importlib
+    import inspect
+
+    from scanner.core import ScannerError
+
+    errors = []
+    for name in _module_files():
+        if not name.startswith("scanner.") or _is(name, ("scanner.train", "scanner.train_finder")):
+            continue  # (training needs PyTorch)
+        module = importlib.import_module(name)
+        errors += [
+            obj
+            for obj in vars(module).values()
+            if inspect.isclass(obj) and issubclass(obj, Exception) and obj.__module__ == name
+        ]
+    assert len(errors) >= 6, errors
+    assert [e for e in errors if not issubclass(e, ScannerError)] == []
