@@ -32,10 +32,7 @@ def test_a_crowd_cannot_lock_the_referee_out_and_leavers_free_their_threads(tmp_
     phones: list[socket.socket] = []
     try:
         client = Client(f"http://127.0.0.1:{port}")
-        client.login()
-        status, created = client.post("/api/matches", {"players": ["Ana", "Ben", "Cai"]})
-        assert status == 201
-        match_id = created["id"]
+        match_id = client.new_match()
         statuses = []
         for _ in range(5):
             sock, code = _open_stream(port, match_id)

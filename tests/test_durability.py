@@ -28,6 +28,13 @@ class Client:
         data = f"pin={PIN}&csrf_token={self.token}".encode()
         self.opener.open(urllib.request.Request(self.base + "/login", data=data))
 
+    def new_match(self, players: tuple[str, ...] = ("Ana", "Ben", "Cai")) -> int:
+        """Log in as the referee and start a match; its id."""
+        self.login()
+        status, created = self.post("/api/matches", {"players": list(players)})
+        assert status == 201, created
+        return created["id"]
+
     def get(self, path: str) -> dict:
         return json.loads(self.opener.open(self.base + path).read())
 
@@ -90,10 +97,7 @@ def test_sigkill_mid_round_then_restart_resumes_exactly(tmp_path):
     proc = start_server(db, port)
     try:
         client = Client(f"http://127.0.0.1:{port}")
-        client.login()
-        status, created = client.post("/api/matches", {"players": ["Ana", "Ben", "Cai"]})
-        assert status == 201
-        match_id = created["id"]
+        match_id = client.new_match()
         for _ in range(7):
             r = client.get(f"/api/matches/{match_id}")["round"]
             status, _ = client.post(
