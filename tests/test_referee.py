@@ -352,3 +352,26 @@ def test_a_deck_profile_reading_under_its_own_bar_is_asked(doubt_below, asked) -
     moves = [e for e in events if e.kind == "move"]
     assert len(moves) == 1 and moves[0].data["asked"] is asked
     assert any(e.kind == "question" for e in events) is asked
+
+
+def test_a_t_card_read_in_doubt_makes_its_move_a_question() -> None:
+    """A deck profile's doubtful reading of a face-up T! card (its kind) is never the basis of a
+    silent move: each move that uses a T! card read below the bar is asked."""
+    for seed in range(40):
+        n = 2 + seed % 5
+        virtual = play_round(NAMES[:n], seed % n, seed)
+        if any(turn.tweak is not None for turn in virtual.truth.history):
+            break
+    referee = Referee(NAMES[:n], seed % n)
+    events = []
+    for view in perfect_views(virtual):
+        view.centre = [replace(s, confidence=0.9999) for s in view.centre]
+        view.tweaks = [replace(t, confidence=0.99) for t in view.tweaks]
+        view.doubt_below = 0.999
+        events += referee.see(view)
+    events += referee.finish()
+    moves = [e for e in events if e.kind == "move"]
+    used = [e for e in moves if e.readings[0].observed.turn.tweak is not None]
+    assert used, "the round has a T! card used"
+    assert all(e.data["asked"] for e in used)
+    assert not any(e.data["asked"] for e in moves if e.readings[0].observed.turn.tweak is None)

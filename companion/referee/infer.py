@@ -58,6 +58,7 @@ def _take_first(question: Event) -> int | None:
 class _Pending:
     arrivals: list[Card] = field(default_factory=list)  # centre cards that appeared this turn, in order
     flip: TweakKind | None = None
+    flip_doubted: bool = False  # the used T! card's kind rests on a doubtful reading of its face
     given: list[tuple[Card, int]] = field(default_factory=list)  # cards seen laid in front of a seat this turn
     shifted_target: int | None = None
     last_target: int | None = None
@@ -97,6 +98,7 @@ class Referee:
         self._readings_at: list[list] = []  # [position, card, confidence] of each centre card last seen
         self._view: TableView | None = None
         self._last_held: list[list[Counter]] = []  # each seat's face-up T! cards in the last 3 views
+        self._doubted_tweaks: set[tuple[int, TweakKind]] = set()  # (seat, kind) read face up in doubt
         self.over_reported = False
 
     def resync(self, seen: ObservedRound | None) -> None:
@@ -199,6 +201,8 @@ class Referee:
                 pending.low[s.card] = s.alternatives
         if p in flips and pending.flip is None:
             pending.flip = flips[p]
+            # a T! card's kind read in doubt (now or when it was won) makes the move a question
+            pending.flip_doubted = (p, flips[p]) in self._doubted_tweaks
         if view.given:
             seats = [(card, self._giver_seat(pos, seat, view)) for card, seat, pos in view.given]
             pending.given = [(card, seat) for card, seat in seats if seat != p]
@@ -259,6 +263,8 @@ class Referee:
                 used[seat] += 1
             else:
                 held[seat][tweak.kind] += 1
+                if tweak.confidence < self.doubt_below:
+                    self._doubted_tweaks.add((seat, tweak.kind))
         view.held, view.used = held, used
 
     def _steady_readings(self, view: TableView) -> None:
@@ -513,7 +519,9 @@ class Referee:
         seen = self.seen
         pending = self.pending
         valid = [r for r in readings if r.error is None]
-        doubt = [c for c in self._cards_of(readings) if c in pending.low]
+        doubt: list[Any] = [c for c in self._cards_of(readings) if c in pending.low]
+        if pending.flip_doubted:
+            doubt.append(pending.flip)
         # a card of the table the camera never saw (a refill card missed) is a guess: ask
         doubt += [
             c

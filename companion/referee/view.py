@@ -37,6 +37,7 @@ class SeenTweak:
     kind: TweakKind | None
     position: tuple[float, float]
     seat: int  # the seat its angle points to (the referee prefers the owner it saw win the card)
+    confidence: float = 1.0  # of its face's reading (a used one's back: 1)
 
 
 @dataclass
@@ -136,7 +137,7 @@ class Seating:
             if label.startswith("tweak-") and label != "tweak-back":
                 kind = TweakKind(label.split("-", 1)[1])
                 held[self.seat_of(at)][kind] += 1
-                tweaks.append(SeenTweak(kind, xy, self.seat_of(at)))
+                tweaks.append(SeenTweak(kind, xy, self.seat_of(at), float(card.confidence)))
             elif label == "tweak-back":
                 if self.pile_at is None or np.linalg.norm(at - self.pile_at) >= reach:
                     used[self.seat_of(at)] += 1
