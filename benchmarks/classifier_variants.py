@@ -46,7 +46,7 @@ def parse_variant(text: str) -> tuple[str, dict]:
 
 
 def _run_variant(name: str, options: dict, recipe: dict, crops_dir: str, out: str, threads: int) -> None:
-    from scanner.train import train
+    from scanner.train.classifier import train
 
     crops = tuple(np.load(Path(crops_dir) / f"{part}.npy", mmap_mode="r") for part in ("images", "labels", "flipped"))
 
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     variants = [parse_variant(v) for v in args.variant]
-    from scanner.train import training_crops
+    from scanner.train.classifier import training_crops
 
     started = time.perf_counter()
     recipe = {"seed": args.seed, "scenes": args.scenes, "harsh_share": args.harsh_share, "coins": args.coins}

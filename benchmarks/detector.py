@@ -2,8 +2,8 @@
 
 python benchmarks/detector.py [--frames 200] [--seed 70000000] [--harsh] [--detector learned|classical]
 
-Detection only (no classifier): the learned card finder (``scanner.segment``, the default) or the
-classical OpenCV detector (``scanner.detect``). Outline fit: for every required card, the overlap
+Detection only (no classifier): the learned card finder (``scanner.find.segment``, the default) or the
+classical OpenCV detector (``scanner.find.detect``). Outline fit: for every required card, the overlap
 (IoU) of the best quad found with the true outline.
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from scanner.detect import detect_cards  # noqa: E402
+from scanner.find.detect import detect_cards  # noqa: E402
 from scanner.metrics import expected_cards, match, quad_iou  # noqa: E402
 from scanner.synth.table import render_table  # noqa: E402
 
@@ -32,7 +32,7 @@ def main() -> None:
     parser.add_argument("--detector", choices=("learned", "classical"), default="learned")
     args = parser.parse_args()
     if args.detector == "learned":
-        from scanner.segment import CardFinder
+        from scanner.find.segment import CardFinder
 
         detect = CardFinder().find
     else:

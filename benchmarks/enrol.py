@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
 
-from scanner.enrol_eval import evaluate_deck  # noqa: E402
-from scanner.pipeline import load_scanner  # noqa: E402
+from scanner.scan import load_scanner  # noqa: E402
+from scanner.train.enrol_eval import evaluate_deck  # noqa: E402
 
 
 def main() -> None:

@@ -24,15 +24,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from scanner.adapt import SETTINGS  # noqa: E402
-from scanner.crops import card_crop  # noqa: E402
-from scanner.enrol_eval import card_photo  # noqa: E402
+from scanner.geometry.crops import card_crop  # noqa: E402
 from scanner.labels import LABELS  # noqa: E402
 from scanner.metrics import expected_cards  # noqa: E402
-from scanner.pipeline import load_scanner  # noqa: E402
-from scanner.profile import enrol_folder  # noqa: E402
+from scanner.read.adapt import SETTINGS  # noqa: E402
+from scanner.read.profile import enrol_folder  # noqa: E402
+from scanner.scan import load_scanner  # noqa: E402
 from scanner.synth.families import TUNING_FAMILIES, deck  # noqa: E402
 from scanner.synth.table import render_table  # noqa: E402
+from scanner.train.enrol_eval import card_photo  # noqa: E402
 
 BARS = (0.6, 0.9, 0.99, 0.995, 0.999, 0.9995, 0.9999)
 

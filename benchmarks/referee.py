@@ -28,7 +28,7 @@ _scanner = None
 def _one(args: tuple[int, int, str | None, str | None]) -> dict:
     global _scanner
     from companion.referee.evaluate import evaluate_round
-    from scanner.pipeline import load_scanner
+    from scanner.scan import load_scanner
     from scanner.synth.families import deck
 
     seed, players, family, profile = args
@@ -47,11 +47,11 @@ def _enrolled(family: str) -> str:
 
     import cv2
 
-    from scanner.enrol_eval import card_photo
     from scanner.labels import LABELS
-    from scanner.pipeline import load_scanner
-    from scanner.profile import enrol_folder
+    from scanner.read.profile import enrol_folder
+    from scanner.scan import load_scanner
     from scanner.synth.families import deck
+    from scanner.train.enrol_eval import card_photo
 
     folder = Path(tempfile.mkdtemp())
     for k, label in enumerate(LABELS):

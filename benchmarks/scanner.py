@@ -31,7 +31,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from scanner.metrics import expected_cards, match, target_in_view  # noqa: E402
-from scanner.pipeline import load_scanner  # noqa: E402
+from scanner.scan import load_scanner  # noqa: E402
 from scanner.synth.table import Conditions, render_table  # noqa: E402
 from scanner.track import Tracker  # noqa: E402
 
@@ -46,11 +46,11 @@ def load(detector: str, finder: str | None, classifier: str | None):
     cv2.setNumThreads(1)
     scanner = load_scanner(detector=detector)
     if finder:
-        from scanner.segment import CardFinder
+        from scanner.find.segment import CardFinder
 
         scanner.finder = CardFinder(finder)
     if classifier:
-        from scanner.classify import CardClassifier
+        from scanner.read.classify import CardClassifier
 
         scanner.classifier = CardClassifier(classifier, second_opinion=None)
     return scanner

@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
 
 from scanner.piles import MIN_SCORE_CONFIDENCE, points_of, render_pile, score_labels  # noqa: E402
-from scanner.pipeline import load_scanner  # noqa: E402
+from scanner.scan import load_scanner  # noqa: E402
 
 
 def run(scanner, pictures: int, fanned: bool, first: int, n: int | None = None) -> tuple[float, list[float]]:
@@ -41,7 +41,7 @@ def main() -> None:
     args = parser.parse_args()
     scanner = load_scanner()
     if args.finder:
-        from scanner.segment import CardFinder
+        from scanner.find.segment import CardFinder
 
         scanner.finder = CardFinder(args.finder)
     share, _ = run(scanner, args.pictures, False, args.first)

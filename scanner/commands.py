@@ -7,14 +7,14 @@ import json
 import sys
 from pathlib import Path
 
-from . import quantize
-from .core import MODELS_DIR
+from scanner.core import MODELS_DIR
+from scanner.train import quantize
 
 
 def _render(args: argparse.Namespace) -> int:
     import cv2
 
-    from .synth.table import render_table
+    from scanner.synth.table import render_table
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -32,7 +32,7 @@ def _render(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
-    from .train import train
+    from scanner.train.classifier import train
 
     problems = [
         (not 0 <= args.harsh_share <= 1, f"--harsh-share {args.harsh_share}: give a share of the scenes, 0 to 1"),
@@ -41,7 +41,7 @@ def _train(args: argparse.Namespace) -> int:
         (args.batch < 1, f"--batch {args.batch}: give at least 1 crop a step"),
     ]
     if args.device == "cuda" and not any(bad for bad, _ in problems):
-        from .train import _require_torch
+        from scanner.train.classifier import _require_torch
 
         problems.append((not _require_torch().cuda.is_available(), "--device cuda: PyTorch sees no CUDA GPU here"))
     if _refused("train", problems):
@@ -60,7 +60,7 @@ def _train(args: argparse.Namespace) -> int:
         batch=args.batch,
         device=args.device,
     )
-    from .quantize import quantize_classifier
+    from scanner.train.quantize import quantize_classifier
 
     print(f"wrote {quantize_classifier(Path(args.out))} (8-bit, the one the scanner runs)")
     print("now run `tweak evaluate --write` to measure it and update the model card")
@@ -92,7 +92,7 @@ def _fine_tuning_problems(args: argparse.Namespace, base: Path) -> list[tuple[bo
 
 
 def _fine_tune(args: argparse.Namespace) -> int:
-    from .train import FINE_TUNE_STRIDE
+    from scanner.train.classifier import FINE_TUNE_STRIDE
 
     base = Path(args.base) / "card_classifier.onnx"
     problems = [
@@ -108,7 +108,7 @@ def _fine_tune(args: argparse.Namespace) -> int:
     ]
     if _refused("fine-tune", problems):
         return 2
-    from .train import fine_tune
+    from scanner.train.classifier import fine_tune
 
     try:
         fine_tune(
@@ -126,7 +126,7 @@ def _fine_tune(args: argparse.Namespace) -> int:
     except ValueError as error:  # a model of another shape, read before any rendering
         print(f"tweak fine-tune: --from {args.base}: {error}", file=sys.stderr)
         return 2
-    from .quantize import quantize_classifier
+    from scanner.train.quantize import quantize_classifier
 
     print(f"wrote {quantize_classifier(Path(args.out))} (8-bit, the one the scanner runs)")
     print("now run `tweak evaluate --write` to measure it and update the model card")
@@ -134,8 +134,8 @@ def _fine_tune(args: argparse.Namespace) -> int:
 
 
 def _train_finder(args: argparse.Namespace) -> int:
-    from .train import _require_torch
-    from .train_finder import train_finder
+    from scanner.train.classifier import _require_torch
+    from scanner.train.finder import train_finder
 
     if args.harsh_share < 1:
         print(f"tweak train-finder: --harsh-share {args.harsh_share}: give N >= 1 (one in N harsh)", file=sys.stderr)
@@ -153,7 +153,7 @@ def _train_finder(args: argparse.Namespace) -> int:
         foreign=args.foreign,
         harsh_share=args.harsh_share,
     )
-    from .quantize import quantize_finder
+    from scanner.train.quantize import quantize_finder
 
     print(f"wrote {quantize_finder(Path(args.out))} (8-bit, the one the scanner runs)")
     return 0
@@ -168,8 +168,8 @@ def _fine_tune_finder(args: argparse.Namespace) -> int:
     ]
     if _refused("fine-tune-finder", problems):
         return 2
-    from .train import _require_torch
-    from .train_finder import fine_tune_finder
+    from scanner.train.classifier import _require_torch
+    from scanner.train.finder import fine_tune_finder
 
     _require_torch()
     try:
@@ -187,14 +187,14 @@ def _fine_tune_finder(args: argparse.Namespace) -> int:
     except ValueError as error:  # (a JSONDecodeError too) read before any rendering
         print(f"tweak fine-tune-finder: --from {args.base}: {error}", file=sys.stderr)
         return 2
-    from .quantize import quantize_finder
+    from scanner.train.quantize import quantize_finder
 
     print(f"wrote {quantize_finder(Path(args.out))} (8-bit, the one the scanner runs)")
     return 0
 
 
 def _quantize(args: argparse.Namespace) -> int:
-    from .quantize import QuantizeError, quantize_classifier, quantize_finder
+    from scanner.train.quantize import QuantizeError, quantize_classifier, quantize_finder
 
     for option, value in (("--frames", args.frames), ("--scenes", args.scenes)):
         if value < 1:
@@ -214,8 +214,8 @@ def _quantize(args: argparse.Namespace) -> int:
 def _calibrate(args: argparse.Namespace) -> int:
     import json
 
-    from .calibrate import calibrate, networks_seeds
-    from .classify import CardClassifier, ClassifierError
+    from scanner.read.classify import CardClassifier, ClassifierError
+    from scanner.train.calibrate import calibrate, networks_seeds
 
     model = Path(args.model)
     problems = [
@@ -248,7 +248,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from .evaluate import evaluate
+    from scanner.train.evaluate import evaluate
 
     evaluate(Path(args.model), scenes=args.scenes, write=args.write, out=sys.stdout)
     return 0
@@ -257,11 +257,11 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _open_scanner(args: argparse.Namespace, command: str, detector: str = "auto"):
     """The scanner for ``tweak scan``/``tweak score``; a bad profile, model or calibration is an
     error message (exit status 2), never a traceback."""
-    from .calibration import CalibrationError
-    from .classify import ClassifierError
-    from .pipeline import load_scanner
-    from .profile import ProfileError
-    from .segment import FinderError
+    from scanner.find.segment import FinderError
+    from scanner.geometry.calibration import CalibrationError
+    from scanner.read.classify import ClassifierError
+    from scanner.read.profile import ProfileError
+    from scanner.scan import load_scanner
 
     try:
         return load_scanner(args.profile, args.mat, args.players, detector, args.calibration)
@@ -303,7 +303,7 @@ def _scan(args: argparse.Namespace) -> int:
 
 
 def _score(args: argparse.Namespace) -> int:
-    from .piles import PileScore, score_scan
+    from scanner.piles import PileScore, score_scan
 
     scanner = _open_scanner(args, "score")
     if scanner is None:
@@ -336,10 +336,10 @@ def _score(args: argparse.Namespace) -> int:
 
 
 def _enrol(args: argparse.Namespace) -> int:
-    from .classify import ClassifierError
-    from .pipeline import load_scanner
-    from .profile import ProfileError, enrol_folder, progress_bar
-    from .segment import FinderError
+    from scanner.find.segment import FinderError
+    from scanner.read.classify import ClassifierError
+    from scanner.read.profile import ProfileError, enrol_folder, progress_bar
+    from scanner.scan import load_scanner
 
     try:
         scanner = load_scanner(detector=args.detector)
@@ -372,7 +372,7 @@ def _enrol(args: argparse.Namespace) -> int:
 
 
 def _mat(args: argparse.Namespace) -> int:
-    from .mat import write_mat
+    from scanner.geometry.mat import write_mat
 
     path = write_mat(Path(args.out), args.size)
     print(f"wrote the {args.size} play mat to {path}: print it at 100 % (no scaling)")
@@ -380,7 +380,7 @@ def _mat(args: argparse.Namespace) -> int:
 
 
 def _fov(args: argparse.Namespace) -> int:
-    from .fov import MIN_CARD_PX, MODULES, RESOLUTIONS, card_pixels, markdown_table, mounting_height_cm
+    from scanner.geometry.fov import MIN_CARD_PX, MODULES, RESOLUTIONS, card_pixels, markdown_table, mounting_height_cm
 
     if args.area is None:
         print(markdown_table())

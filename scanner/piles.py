@@ -18,7 +18,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .labels import FACES, TWEAK_FACES, points
+from scanner.labels import FACES, TWEAK_FACES, points
 
 SCORED = FACES + TWEAK_FACES  # what can lie in a won pile, face up
 TABLE_MM = (1000.0, 580.0)  # the virtual table (scanner.synth.table.state_scene): piles are shot from the same height
@@ -120,7 +120,7 @@ def random_pile(rng: random.Random, n: int) -> list[str]:
 def pile_scene(labels: Sequence[str], rng: random.Random, fanned: bool = False):
     """Cards spread face up in rows (touching allowed), or fanned like a hand with each corner
     index showing."""
-    from .synth.table import CARD_MM, PlacedCard, Scene
+    from scanner.synth.table import CARD_MM, PlacedCard, Scene
 
     n = len(labels)
     w, h = CARD_MM
@@ -156,8 +156,8 @@ def render_pile(seed: int, n: int | None = None, fanned: bool = False, style: An
 
 def render_pile_table(seed: int, n: int | None = None, fanned: bool = False, style: Any = None):
     """A spread (or fanned) won pile rendered with its ground truth: ``(RenderedTable, labels)``."""
-    from .synth.cards import REFERENCE_STYLE
-    from .synth.table import draw_scene, room_conditions
+    from scanner.synth.cards import REFERENCE_STYLE
+    from scanner.synth.table import draw_scene, room_conditions
 
     rng = random.Random(seed)
     n = n if n is not None else rng.randint(1, 24)

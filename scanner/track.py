@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from .metrics import quad_iou
-from .pipeline import ScannedCard, ScanResult
+from scanner.metrics import quad_iou
+from scanner.scan import ScannedCard, ScanResult
 
 MOTION_SIZE = (160, 90)
 CHANGED = 24  # grey levels: more than noise and flicker, less than a card or a hand

@@ -9,12 +9,12 @@ import shutil
 import numpy as np
 import pytest
 
-from scanner.calibrate import calibrate, colour_bias
-from scanner.classify import DEFAULT_MODEL, LABEL_BIAS, CardClassifier, ClassifierError
-from scanner.dataset import scene_crops
 from scanner.metrics import expected_cards, match
+from scanner.read.classify import DEFAULT_MODEL, LABEL_BIAS, CardClassifier, ClassifierError
 from scanner.synth.table import render_table
-from scanner.train import CLASSES
+from scanner.train.calibrate import calibrate, colour_bias
+from scanner.train.classifier import CLASSES
+from scanner.train.dataset import scene_crops
 
 
 def _crops(first: int, scenes: int) -> np.ndarray:
@@ -118,7 +118,9 @@ def test_tweak_calibrate_refuses_a_bad_request_before_rendering(monkeypatch, cap
     from companion.cli import build_parser
     from scanner import commands
 
-    monkeypatch.setattr("scanner.calibrate.calibrate", lambda *a, **k: pytest.fail("calibrated despite a bad request"))
+    monkeypatch.setattr(
+        "scanner.train.calibrate.calibrate", lambda *a, **k: pytest.fail("calibrated despite a bad request")
+    )
     args = build_parser().parse_args(["calibrate", *options])
     assert commands._calibrate(args) == 2
     assert message in capsys.readouterr().err
@@ -130,7 +132,7 @@ def test_tweak_calibrate_refuses_a_bad_request_before_rendering(monkeypatch, cap
 def test_orange_cards_the_networks_call_yellow_are_read_right_with_the_prior(frame, label, uncalibrated) -> None:
     """Scanner benchmark frames (seed 90,000,000 + frame) where the pair reads an orange card under
     warm light as yellow, and the calibrated reading gets it right."""
-    from scanner.pipeline import load_scanner
+    from scanner.scan import load_scanner
 
     rendered = render_table(90_000_000 + frame, harsh=True)
     required, _ = expected_cards(rendered.truth)
@@ -148,7 +150,7 @@ def test_orange_cards_the_networks_call_yellow_are_read_right_with_the_prior(fra
 
 
 def test_the_model_card_tells_the_label_priors() -> None:
-    from scanner.evaluate import label_priors
+    from scanner.train.evaluate import label_priors
 
     assert label_priors({"version": 1}) == ""
     account = {"seed": 4, "first_scene": 5_400_000, "scenes": 2000, "harsh_scenes": 2000, "crops": 70_887}

@@ -36,7 +36,7 @@ def camera_match(app):
 def test_a_camera_match_is_refereed_from_the_virtual_tables_frames(tmp_path) -> None:
     """Real scanner, tracker and move inference on the virtual table's frames: the round the
     dashboard scores is the round played, its record replays, and it survives a restart."""
-    from scanner.pipeline import load_scanner
+    from scanner.scan import load_scanner
 
     config = {"DATABASE": str(tmp_path / "t.sqlite3"), "REFEREE_PIN": PIN, "TESTING": True}
     app = create_app(config)
@@ -140,7 +140,7 @@ def test_the_virtual_round_camera_films_the_camera_matchs_round(app) -> None:
     """``tweak serve --camera virtual-round``: an empty table until a camera match starts, then
     that round (its players and dealer) played by bots, which the camera referee follows."""
     from companion.web.table import VirtualRoundCamera
-    from scanner.pipeline import load_scanner
+    from scanner.scan import load_scanner
 
     service = get_service(app)
     camera = VirtualRoundCamera(service, seed=2)

@@ -8,9 +8,9 @@ import cv2
 import numpy as np
 
 from companion.web.camera import CameraService
-from scanner.calibration import load_calibration
-from scanner.camera import CameraError
-from scanner.mat import MatLayout, mat_image
+from scanner.capture.camera import CameraError
+from scanner.geometry.calibration import load_calibration
+from scanner.geometry.mat import MatLayout, mat_image
 
 
 def _mat_frame() -> np.ndarray:

@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from scanner.camera import CameraError, FolderSource, PiCamera, VirtualTableSource, open_source
-from scanner.pipeline import ScannedCard, ScanResult
+from scanner.capture.camera import CameraError, FolderSource, PiCamera, VirtualTableSource, open_source
+from scanner.scan import ScannedCard, ScanResult
 from scanner.track import Tracker
 
 

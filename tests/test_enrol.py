@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from companion.cli import main
-from scanner.classify import CardClassifier
-from scanner.enrol_eval import accuracy, card_photo, table_crops
-from scanner.pipeline import load_scanner
-from scanner.profile import ProfileError, enrol_folder, load_profile
+from scanner.read.classify import CardClassifier
+from scanner.read.profile import ProfileError, enrol_folder, load_profile
+from scanner.scan import load_scanner
 from scanner.synth.cards import random_style
 from scanner.synth.families import deck as family_deck
+from scanner.train.enrol_eval import accuracy, card_photo, table_crops
 
 LABELS = ["red-5", "orange-3", "yellow-3", "green-1", "tweak-joker"]
 
@@ -81,7 +81,7 @@ def test_photos_without_exactly_one_card_are_named(deck, tmp_path, capsys) -> No
 def test_a_profile_reads_unsure_crops_as_the_classifier_does(deck) -> None:
     """Deck profiles start from the same probabilities as ``classify``, an unsure crop's half-turn
     reading included (without it a profile read 2 of 128 held-out-style crops worse than none)."""
-    from scanner.classify import HALF_TURN_BELOW
+    from scanner.read.classify import HALF_TURN_BELOW
 
     classifier = CardClassifier()
     crops, _ = table_crops(deck[1], 8, 123_000)
@@ -112,7 +112,7 @@ def _busy_card() -> np.ndarray:
 def _photo_of(card: np.ndarray, seed: int, label: str = "red-4") -> tuple[np.ndarray, np.ndarray]:
     """One flat card image on a table, anywhere, at any angle (an enrolment photo of it), and
     the card's true corners."""
-    from scanner.adapt import PhotoDeck
+    from scanner.read.adapt import PhotoDeck
     from scanner.synth.table import PlacedCard, Scene, draw_scene, random_conditions
 
     rng = random.Random(seed)
@@ -125,9 +125,9 @@ def _photo_of(card: np.ndarray, seed: int, label: str = "red-4") -> tuple[np.nda
 def test_an_enrolment_photo_of_a_busy_card_gives_exactly_one_card() -> None:
     """The checked border, the boxed numeral and the indices are found as quads of their own;
     the card's outline wins over them (issue: recognise any deck)."""
-    from scanner.detect import detect_cards
+    from scanner.find.detect import detect_cards
     from scanner.metrics import quad_iou
-    from scanner.profile import single_card
+    from scanner.read.profile import single_card
 
     scanner = load_scanner()
     parts_seen = 0
@@ -141,7 +141,7 @@ def test_an_enrolment_photo_of_a_busy_card_gives_exactly_one_card() -> None:
 
 
 def test_two_cards_in_an_enrolment_photo_are_named() -> None:
-    from scanner.profile import single_card
+    from scanner.read.profile import single_card
 
     photo, _ = _photo_of(_busy_card(), 11)
     two = np.hstack([photo, photo])
@@ -157,8 +157,8 @@ def test_learning_a_small_deck_moves_its_readings_to_the_deck() -> None:
     shipped network alone, and its own none class keeps table and card parts out."""
     import dataclasses
 
-    from scanner.adapt import SETTINGS, card_image
-    from scanner.profile import enrol_cards, single_card
+    from scanner.read.adapt import SETTINGS, card_image
+    from scanner.read.profile import enrol_cards, single_card
 
     dark = family_deck("dark", 3)
     labels = ["red-3", "purple-3", "blue-5", "back-9", "tweak-bomb"]

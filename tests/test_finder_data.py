@@ -6,10 +6,10 @@ import random
 
 import numpy as np
 
-from scanner.crops import warp_crop
+from scanner.geometry.crops import warp_crop
 from scanner.synth.cards import CARD_H, CARD_MASK, CARD_W, render_foreign_card
 from scanner.synth.table import render_table
-from scanner.train_finder import FOREIGN_SHARE, _closer, _sample
+from scanner.train.finder import FOREIGN_SHARE, _closer, _sample
 
 
 def test_a_foreign_card_is_a_masked_card_of_its_seed() -> None:
@@ -63,7 +63,7 @@ def test_one_training_scene_in_six_shows_another_deck() -> None:
 def test_one_training_scene_in_harsh_share_is_rendered_harsh() -> None:
     """``tweak train-finder --harsh-share N``: the scenes of seeds 0 mod N are the harsh ones (the
     shipped recipe: one in 4; a pile scene, seeds 1 mod 4, is never one of them)."""
-    from scanner.segment import INPUT_WIDTH, downscale, input_size
+    from scanner.find.segment import INPUT_WIDTH, downscale, input_size
 
     seed = 20_000_002  # 2 mod 4: harsh at one in 2, not at one in 4
     harsh = render_table(seed, harsh=True)

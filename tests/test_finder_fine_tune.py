@@ -13,8 +13,8 @@ import pytest
 
 torch = pytest.importorskip("torch")  # (the train extra; CI installs it)
 
-from scanner.segment import DEFAULT_MODEL, CardFinder  # noqa: E402
-from scanner.train_finder import FINE_TUNE_SEED_BASE, fine_tune_finder, load_finder  # noqa: E402
+from scanner.find.segment import DEFAULT_MODEL, CardFinder  # noqa: E402
+from scanner.train.finder import FINE_TUNE_SEED_BASE, fine_tune_finder, load_finder  # noqa: E402
 
 FLOAT_FINDER = DEFAULT_MODEL.parent / "card_finder.onnx"
 

@@ -6,14 +6,14 @@ import cv2
 import numpy as np
 import pytest
 
-from scanner.metrics import expected_cards, match, quad_iou
-from scanner.segment import (
+from scanner.find.segment import (
     _cards_from_geometry,
     card_geometry,
     decode_geometry,
     geometry_target,
     interior_mask,
 )
+from scanner.metrics import expected_cards, match, quad_iou
 from scanner.synth.table import render_table
 
 
@@ -98,7 +98,7 @@ def test_a_card_cut_by_the_frame_edge_is_not_reported() -> None:
 
 def _turned_card(centre: tuple[float, float], degrees: float) -> np.ndarray:
     """A card 88 px long, its short side turned ``degrees`` from the x axis."""
-    from scanner.pipeline import _card_rect
+    from scanner.scan import _card_rect
 
     return _card_rect(np.array(centre, np.float64), 88.0, np.deg2rad(degrees + 90)).astype(np.float64)
 
@@ -130,7 +130,7 @@ def test_a_finder_without_a_geometry_head_is_refused_with_what_to_do(tmp_path) -
     import json
     import shutil
 
-    from scanner.segment import DEFAULT_MODEL, CardFinder
+    from scanner.find.segment import DEFAULT_MODEL, CardFinder
 
     old = tmp_path / "card_finder.onnx"
     shutil.copy(DEFAULT_MODEL, old)
@@ -148,7 +148,7 @@ def test_train_finder_defaults_are_the_shipped_finders_recipe() -> None:
     import json
 
     from companion.cli import build_parser
-    from scanner.segment import DEFAULT_MODEL
+    from scanner.find.segment import DEFAULT_MODEL
 
     args = build_parser().parse_args(["train-finder"])
     meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
@@ -194,14 +194,14 @@ def test_the_target_counts_only_where_the_decks_top_card_is_in_view() -> None:
 
 
 def test_tweak_scan_says_what_to_do_with_an_old_finder_instead_of_a_traceback(monkeypatch, tmp_path, capsys) -> None:
-    import scanner.pipeline
+    import scanner.scan
     from companion.cli import main
-    from scanner.segment import FinderError
+    from scanner.find.segment import FinderError
 
     def old_finder(*args, **kwargs):
         raise FinderError("models/card_finder.onnx is a card finder without a geometry head (version 1)")
 
-    monkeypatch.setattr(scanner.pipeline, "load_scanner", old_finder)
+    monkeypatch.setattr(scanner.scan, "load_scanner", old_finder)
     image = tmp_path / "table.png"
     cv2.imwrite(str(image), np.zeros((90, 160, 3), np.uint8))
     assert main(["scan", str(image), "--json"]) == 2
@@ -212,7 +212,7 @@ def test_tweak_scan_says_what_to_do_with_an_old_finder_instead_of_a_traceback(mo
 def test_groups_decode_at_once_as_each_does_alone() -> None:
     """The frame's pixel groups decoded in one array pass give each group's own quad and angle
     agreement (``decode_geometry``), with pixels of several groups interleaved."""
-    from scanner.segment import _decode_groups
+    from scanner.find.segment import _decode_groups
 
     rng = np.random.default_rng(3)
     geometry = rng.normal(0, 0.5, (6, 40, 60)).astype(np.float32)
@@ -231,7 +231,7 @@ def test_the_finder_runs_a_little_larger_than_it_was_trained_and_calibrates_as_t
     """The shipped finder was trained on frames 512 px wide and runs at 17/16 of that (544: more
     small and touching cards found, see ``RUN_SCALE``); the 8-bit calibration takes the trained
     width, so the shipped 8-bit model stays reproducible (tests/test_quantize.py)."""
-    from scanner.segment import DEFAULT_MODEL, RUN_SCALE, CardFinder
+    from scanner.find.segment import DEFAULT_MODEL, RUN_SCALE, CardFinder
 
     frame = np.zeros((720, 1280, 3), np.uint8)
     assert CardFinder(DEFAULT_MODEL).meta["input_width"] == 512 and RUN_SCALE == 17 / 16

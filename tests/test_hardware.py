@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
-from scanner.fov import MIN_CARD_PX, MODULES, card_pixels, mounting_height_cm, table
+from scanner.geometry.fov import MIN_CARD_PX, MODULES, card_pixels, mounting_height_cm, table
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -179,9 +179,9 @@ def test_a_card_the_finder_misses_beside_others_is_looked_for_in_a_pile(seed: in
     cards is found by reading a quad beside them, and nothing is invented."""
     from collections import Counter
 
-    import scanner.pipeline as pipeline
+    import scanner.scan as pipeline
     from scanner.piles import render_pile_table
-    from scanner.pipeline import load_scanner
+    from scanner.scan import load_scanner
 
     scanner = load_scanner()
     rendered, labels = render_pile_table(seed)
@@ -210,7 +210,7 @@ def test_touching_cards_outlined_together_are_cut_and_read_once() -> None:
     as one more card; it is cut into card-sized parts and the card found twice is kept once."""
     from collections import Counter
 
-    from scanner.pipeline import load_scanner
+    from scanner.scan import load_scanner
 
     image, labels = render_pile(32)
     found = Counter(c.label for c in load_scanner().scan(image).cards if c.confidence >= 0.5)
@@ -227,7 +227,7 @@ def test_touching_cards_outlined_together_are_cut_and_read_once() -> None:
 def test_touching_cards_read_as_one_card_are_found_apart_in_a_pile(seed: int) -> None:
     from collections import Counter
 
-    from scanner.pipeline import load_scanner
+    from scanner.scan import load_scanner
 
     image, labels = render_pile(seed)
     found = Counter(c.label for c in load_scanner().scan(image, pile=True).cards if c.confidence >= 0.5)

@@ -11,10 +11,10 @@ import cv2
 import numpy as np
 import pytest
 
+from scanner.find.segment import CardFinder, downscale, input_size
 from scanner.metrics import match
-from scanner.quantize import MODELS_DIR, QuantizeError, int8_path, quantize_classifier, quantize_finder
-from scanner.segment import CardFinder, downscale, input_size
 from scanner.synth.table import render_table
+from scanner.train.quantize import MODELS_DIR, QuantizeError, int8_path, quantize_classifier, quantize_finder
 
 
 def _float_models(tmp_path, *names: str):
@@ -69,8 +69,8 @@ def test_the_8bit_finder_finds_the_cards_the_float_one_does(tmp_path) -> None:
 
 
 def test_the_8bit_classifier_reads_as_the_float_one_and_quantizing_is_reproducible(tmp_path) -> None:
-    from scanner.classify import CardClassifier
-    from scanner.dataset import build
+    from scanner.read.classify import CardClassifier
+    from scanner.train.dataset import build
 
     models = _float_models(tmp_path, "card_classifier.onnx")
     first = quantize_classifier(models, seed=5, scenes=2).read_bytes()
@@ -87,8 +87,8 @@ def test_the_8bit_classifier_reads_as_the_float_one_and_quantizing_is_reproducib
 
 def test_shipped_8bit_models_come_from_the_shipped_float_ones_by_tweak_quantizes_defaults() -> None:
     from companion.cli import build_parser
-    from scanner.classify import DEFAULT_MODEL as CLASSIFIER
-    from scanner.segment import DEFAULT_MODEL as FINDER
+    from scanner.find.segment import DEFAULT_MODEL as FINDER
+    from scanner.read.classify import DEFAULT_MODEL as CLASSIFIER
 
     args = build_parser().parse_args(["quantize"])
     for model, count in ((FINDER, {"frames": args.frames}), (CLASSIFIER, {"scenes": args.scenes})):

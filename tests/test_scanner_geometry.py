@@ -9,9 +9,9 @@ import cv2
 import numpy as np
 import pytest
 
-from scanner.crops import order_portrait, rotate_corners, warp_crop
-from scanner.detect import detect_cards
-from scanner.mat import MatLayout, find_mat, mat_image, write_mat
+from scanner.find.detect import detect_cards
+from scanner.geometry.crops import order_portrait, rotate_corners, warp_crop
+from scanner.geometry.mat import MatLayout, find_mat, mat_image, write_mat
 from scanner.metrics import expected_cards, match
 from scanner.synth.table import render_table
 
@@ -103,7 +103,7 @@ def test_rendered_mat_scenes_give_a_true_homography():
 
 
 def test_calibration_zones_without_a_mat(tmp_path):
-    from scanner.calibration import Calibration, CalibrationError, load_calibration
+    from scanner.geometry.calibration import Calibration, CalibrationError, load_calibration
 
     cal = Calibration(
         (1280, 720),
@@ -128,7 +128,7 @@ def test_calibration_zones_without_a_mat(tmp_path):
 
 
 def test_snap_to_edges_puts_a_rough_quad_on_the_card_outline():
-    from scanner.segment import snap_to_edges
+    from scanner.find.segment import snap_to_edges
 
     img = np.full((300, 400), 60, np.uint8)
     truth = np.float32([[150, 80], [240, 95], [222, 220], [132, 205]])
@@ -140,7 +140,7 @@ def test_snap_to_edges_puts_a_rough_quad_on_the_card_outline():
 
 
 def _card_at(label: str, x: float, y: float, confidence: float = 0.95):
-    from scanner.pipeline import ScannedCard
+    from scanner.scan import ScannedCard
 
     corners = np.array([[x, y], [x + 63, y], [x + 63, y + 88], [x, y + 88]], np.float32)
     return ScannedCard(label, corners, confidence, None)
@@ -149,7 +149,7 @@ def _card_at(label: str, x: float, y: float, confidence: float = 0.95):
 def test_the_target_is_the_deck_back_nearest_the_centre_cards_or_unknown_never_a_pile():
     """R3.1 without a mat: the deck is the back nearest the face-up centre cards; when that back is
     not read well the target is unknown, not the number of a won pile's back further away."""
-    from scanner.pipeline import find_target
+    from scanner.scan import find_target
 
     centre = [_card_at("red-5", 500, 300), _card_at("green-2", 580, 300)]
     deck, pile = _card_at("back-9", 400, 300), _card_at("back-10", 100, 600)
@@ -161,7 +161,7 @@ def test_the_target_is_the_deck_back_nearest_the_centre_cards_or_unknown_never_a
 def test_the_deck_is_the_back_beside_the_tweak_pile_in_the_middle_not_a_won_pile_nearer_the_cards():
     """R2.4: the deck lies in the middle with the T! pile beside it. A won pile's back nearer the
     centre cards is not taken for it; the deck's stack touching the T! pile still reads."""
-    from scanner.pipeline import find_target
+    from scanner.scan import find_target
 
     centre = [_card_at("red-5", 500, 420), _card_at("green-2", 580, 420)]
     won_pile = _card_at("back-10", 450, 420)  # a player's pile, right beside the centre cards
@@ -182,7 +182,7 @@ def test_a_won_pile_among_centre_cards_off_the_middle_loses_to_a_deck_in_the_mid
     """The camera hangs over the table's middle: a back in the frame's middle is the deck even when
     a won pile lies among the centre cards off to one side (the frame's middle weighs as much as the
     centre cards' middle; at half as much the won pile was taken)."""
-    from scanner.pipeline import find_target
+    from scanner.scan import find_target
 
     centre = [_card_at("red-5", 860, 250), _card_at("blue-2", 1020, 250), _card_at("green-4", 940, 420)]
     won_pile = _card_at("back-9", 940, 300)  # among the centre cards, 300 px off the middle
@@ -195,7 +195,7 @@ def test_a_few_centre_cards_to_one_side_do_not_draw_the_deck_to_a_won_pile_besid
     163 px from the frame's middle is the deck, not the won pile just below the row (the frame's
     middle counts twice as much as the centre cards' middle; at as much the won pile was taken, as
     in 4 of 2,500 benchmark frames)."""
-    from scanner.pipeline import find_target
+    from scanner.scan import find_target
 
     def at(label: str, x: float, y: float):  # a card by its centre
         return _card_at(label, x - 31.5, y - 44)
@@ -211,9 +211,9 @@ def test_a_card_outlined_at_a_wrong_angle_is_read_again_on_its_edges(turn: int) 
     """A quad taken across the card (90 degrees) or along a diamond printed on it (45) reads
     unsure or wrong; the second look reads card-shaped quads turned about it and keeps the sure one,
     put back on the card's edges."""
-    from scanner.detect import Detection
+    from scanner.find.detect import Detection
     from scanner.metrics import quad_iou
-    from scanner.pipeline import load_scanner
+    from scanner.scan import load_scanner
 
     scanner = load_scanner()
     rendered = render_table(1, n_centre=4)
@@ -222,7 +222,7 @@ def test_a_card_outlined_at_a_wrong_angle_is_read_again_on_its_edges(turn: int) 
     centre, angle = truth.mean(axis=0), np.deg2rad(turn)
     rotation = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]], np.float32)
     wrong = order_portrait((truth - centre) @ rotation.T + centre)
-    from scanner.crops import card_crop
+    from scanner.geometry.crops import card_crop
 
     first = scanner.classifier.classify([card_crop(rendered.image, wrong, scanner.classifier.margin)])[0]
     assert first.label != card["label"] or first.confidence < 0.85  # the wrong quad really misleads
@@ -285,7 +285,7 @@ def test_a_card_outlined_at_a_wrong_angle_is_read_again_on_its_edges(turn: int) 
 )
 def test_hard_cards_of_the_scanner_benchmark_are_found_and_read(frame: int, label: str, why: str) -> None:
     """Frames of benchmarks/scanner.py (seed 90,000,000 + frame) that each lost a card before."""
-    from scanner.pipeline import load_scanner
+    from scanner.scan import load_scanner
 
     rendered = render_table(90_000_000 + frame, harsh=True)
     required, _ = expected_cards(rendered.truth)
@@ -308,8 +308,8 @@ def test_cards_the_first_network_misreads_are_read_right_with_the_second_opinion
     pair reads right. (Each fine-tuning round of the first network changes which: the examples are
     found again with it, by scanning 90M-94M with the first network alone and with the pair. Both
     without the label priors, tests/test_calibrate.py, which mend some of these too.)"""
-    from scanner.classify import CardClassifier
-    from scanner.pipeline import load_scanner
+    from scanner.read.classify import CardClassifier
+    from scanner.scan import load_scanner
 
     rendered = render_table(90_000_000 + frame, harsh=True)
     required, _ = expected_cards(rendered.truth)
@@ -335,10 +335,10 @@ def test_cards_found_twice_are_kept_once_but_cards_lying_on_each_other_both_stay
     """_drop_nested: one card inside an outline about it and its neighbour is one card found twice;
     two card-sized quads overlapping a little (a won pile on the T! pile) are two cards; a part
     guessed by cutting never displaces a card the finder found and read."""
-    from scanner.classify import Prediction
-    from scanner.detect import Detection
+    from scanner.find.detect import Detection
     from scanner.metrics import quad_iou
-    from scanner.pipeline import _drop_nested
+    from scanner.read.classify import Prediction
+    from scanner.scan import _drop_nested
 
     def read(label: str, confidence: float = 0.9) -> Prediction:
         return Prediction(label, confidence, False, np.zeros(47, np.float32))
@@ -401,8 +401,8 @@ def test_an_outline_on_a_mat_marker_is_told_from_one_elsewhere():
     """Without the mat found, the markers are looked for around the outline: one of the mat's (ids
     0-3) under it counts, another id or bare table does not. With the mat found, every marker's
     place is known, seen or hidden."""
-    from scanner.mat import ARUCO_DICT, MatView
-    from scanner.pipeline import _on_mat_marker
+    from scanner.geometry.mat import ARUCO_DICT, MatView
+    from scanner.scan import _on_mat_marker
 
     gray = np.full((400, 600), 200, np.uint8)
     dictionary = cv2.aruco.getPredefinedDictionary(ARUCO_DICT)
@@ -423,7 +423,7 @@ def test_an_outline_on_a_mat_marker_is_told_from_one_elsewhere():
 def test_a_mat_marker_read_unsurely_as_a_back_is_not_reported(frame: int) -> None:
     """Benchmark frames (seed 90,000,000 + frame) where one of the mat's markers was reported as a
     back (read at 0.33 and 0.63): every card reported now is a card of the truth."""
-    from scanner.pipeline import load_scanner
+    from scanner.scan import load_scanner
 
     rendered = render_table(90_000_000 + frame, harsh=True)
     truth = [np.array(c["corners"]) for c in rendered.truth["cards"]]
@@ -432,7 +432,7 @@ def test_a_mat_marker_read_unsurely_as_a_back_is_not_reported(frame: int) -> Non
 
 
 def _card(label: str, centre: tuple[float, float], confidence: float, angle: float = 0.0):
-    from scanner.pipeline import ScannedCard
+    from scanner.scan import ScannedCard
 
     w, h = 63.0, 88.0
     rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
@@ -442,7 +442,7 @@ def _card(label: str, centre: tuple[float, float], confidence: float, angle: flo
 
 def test_one_card_outlined_twice_is_reported_once_and_two_cards_stay_two() -> None:
     from scanner.metrics import quad_iou
-    from scanner.pipeline import SAME_CARD_IOU, _drop_outlined_twice
+    from scanner.scan import SAME_CARD_IOU, _drop_outlined_twice
 
     pile_edge = _card("back-9", (200, 200), 0.41)
     top_card = _card("back-9", (212, 196), 0.88, angle=0.12)
@@ -460,7 +460,7 @@ def test_a_pile_outlined_twice_is_one_card(frame: int) -> None:
     """Benchmark frames (seed 90,000,000 + frame) where a pile (the T! pile, a won pile, the deck)
     was reported twice, along its edge and along its top card, with one label: every card
     reported now is a card of the truth."""
-    from scanner.pipeline import load_scanner
+    from scanner.scan import load_scanner
 
     rendered = render_table(90_000_000 + frame, harsh=True)
     truth = [np.array(c["corners"]) for c in rendered.truth["cards"]]
@@ -469,8 +469,8 @@ def test_a_pile_outlined_twice_is_one_card(frame: int) -> None:
 
 
 def test_a_second_look_does_not_relabel_a_card_read_surely() -> None:
-    from scanner.classify import Prediction
-    from scanner.pipeline import SURE, _relabels_sure
+    from scanner.read.classify import Prediction
+    from scanner.scan import SURE, _relabels_sure
 
     def read(label: str, confidence: float) -> Prediction:
         return Prediction(label, confidence, False, np.zeros(1))
@@ -482,7 +482,7 @@ def test_a_second_look_does_not_relabel_a_card_read_surely() -> None:
 
 
 def test_an_outline_on_the_card_fits_its_edges_better_than_one_turned_or_shifted_off_it() -> None:
-    from scanner.pipeline import _edge_fit, _fits_edges_better
+    from scanner.scan import _edge_fit, _fits_edges_better
 
     table = np.full((300, 400), 60, np.uint8)
     card = _card("red-5", (200, 150), 0.9).corners
@@ -501,7 +501,7 @@ def test_a_card_read_surely_keeps_its_label_when_its_angle_is_doubted(frame: int
     degrees, off its edges, and read it surely as another card (red-6, green-6): the card is read
     right. (The 45-degree case of the test above is the other way round: the first outline is the
     one off the card's edges, and the sure wrong reading is mended.)"""
-    from scanner.pipeline import load_scanner
+    from scanner.scan import load_scanner
 
     rendered = render_table(90_000_000 + frame, harsh=True)
     required, _ = expected_cards(rendered.truth)

@@ -11,12 +11,12 @@ import cv2
 import numpy as np
 import pytest
 
-from scanner.classify import MIN_CONFIDENCE, CardClassifier
-from scanner.crops import card_crop, rotate_corners
-from scanner.dataset import CLASS_INDEX, scene_crops
+from scanner.geometry.crops import card_crop, rotate_corners
 from scanner.labels import LABELS, points
+from scanner.read.classify import MIN_CONFIDENCE, CardClassifier
 from scanner.synth.cards import CARD_H, CARD_W, random_style, render_card
 from scanner.synth.table import render_table
+from scanner.train.dataset import CLASS_INDEX, scene_crops
 
 
 def test_every_label_renders_in_training_and_heldout_styles():
@@ -116,7 +116,7 @@ def uncalibrated():
 def test_an_unsure_crop_is_read_turned_too_and_a_sure_one_once(uncalibrated):
     """An unsure crop's reading is the mean of its own and its half-turned view's (HALF_TURN_BELOW);
     the turned view is upside down exactly when the crop is upright."""
-    from scanner.classify import HALF_TURN_BELOW
+    from scanner.read.classify import HALF_TURN_BELOW
 
     classifier = uncalibrated
 
@@ -137,7 +137,7 @@ def test_an_unsure_crop_is_read_turned_too_and_a_sure_one_once(uncalibrated):
 def test_an_unsure_crop_gets_the_second_networks_opinion_and_a_sure_one_does_not(uncalibrated):
     """The shipped classifier reads with two networks (the same recipe from two seeds): the second
     reads only the crops the first reads under SECOND_OPINION_BELOW, and its reading is averaged in."""
-    from scanner.classify import DEFAULT_MODEL, SECOND_OPINION_BELOW, SECOND_OPINION_MODEL
+    from scanner.read.classify import DEFAULT_MODEL, SECOND_OPINION_BELOW, SECOND_OPINION_MODEL
 
     classifier = uncalibrated
 
@@ -166,8 +166,8 @@ def test_an_unsure_crop_gets_the_second_networks_opinion_and_a_sure_one_does_not
 def test_tweak_evaluate_measures_the_pair_and_the_first_network_alone() -> None:
     """The model card's figures are the pair's as the scanner runs it; the first network's alone on
     the same crops are given beside them."""
-    from scanner.classify import DEFAULT_MODEL
-    from scanner.evaluate import evaluate, model_card
+    from scanner.read.classify import DEFAULT_MODEL
+    from scanner.train.evaluate import evaluate, model_card
 
     metrics = evaluate(DEFAULT_MODEL, scenes=4)
     second = metrics["second_opinion"]
@@ -183,7 +183,7 @@ def test_tweak_evaluate_measures_the_pair_and_the_first_network_alone() -> None:
 def test_a_second_opinion_of_another_recipe_is_refused(tmp_path, monkeypatch, capsys):
     import shutil
 
-    from scanner.classify import SECOND_OPINION_MODEL
+    from scanner.read.classify import SECOND_OPINION_MODEL
 
     other = tmp_path / SECOND_OPINION_MODEL.name
     shutil.copy(SECOND_OPINION_MODEL, other)
@@ -195,10 +195,10 @@ def test_a_second_opinion_of_another_recipe_is_refused(tmp_path, monkeypatch, ca
     # `tweak scan` (and score, enrol, referee) says so and stops, with no traceback
     import argparse
 
-    import scanner.classify
+    import scanner.read.classify
     from scanner.commands import _open_scanner
 
-    monkeypatch.setattr(scanner.classify, "SECOND_OPINION_MODEL", other)
+    monkeypatch.setattr(scanner.read.classify, "SECOND_OPINION_MODEL", other)
     args = argparse.Namespace(profile=None, mat=None, players=None, calibration=None)
     assert _open_scanner(args, "scan") is None
     assert "tweak scan: second opinion" in capsys.readouterr().err
@@ -245,9 +245,9 @@ def test_cli_scan_json_contract(tmp_path):
 
 
 def test_learned_finder_and_pipeline_on_a_rendered_table():
+    from scanner.find.segment import CardFinder
     from scanner.metrics import expected_cards, match
-    from scanner.pipeline import load_scanner
-    from scanner.segment import CardFinder
+    from scanner.scan import load_scanner
 
     rendered = render_table(60_300_000, n_centre=10)
     required, _ = expected_cards(rendered.truth)
@@ -261,7 +261,7 @@ def test_learned_finder_and_pipeline_on_a_rendered_table():
 
 
 def test_virtual_camera_shows_the_game_state():
-    from scanner.pipeline import load_scanner
+    from scanner.scan import load_scanner
     from scanner.synth.table import TableState, render_state
 
     state = TableState(3, ["red-5", "blue-2", "green-3", "yellow-1"], 9, 8, [["tweak-joker"], [], []], [5, 0, 3])
@@ -292,7 +292,7 @@ def test_tweak_train_defaults_are_the_shipped_classifiers_recipe() -> None:
     import json
 
     from companion.cli import build_parser
-    from scanner.quantize import MODELS_DIR
+    from scanner.train.quantize import MODELS_DIR
 
     args = build_parser().parse_args(["train"])
     training = json.loads((MODELS_DIR / "card_classifier.json").read_text())["training"]
@@ -320,9 +320,9 @@ def test_tweak_fine_tune_defaults_are_the_shipped_networks_last_fine_tuning() ->
     options); the first network then twice more with hard-crop mining (``--seed 2``, ``--seed 3``),
     whose last round ``tweak fine-tune``'s defaults repeat."""
     from companion.cli import build_parser
-    from scanner.classify import SECOND_OPINION_MODEL
-    from scanner.quantize import MODELS_DIR
-    from scanner.train import FINE_TUNE_SEED_BASE, FINE_TUNE_STRIDE
+    from scanner.read.classify import SECOND_OPINION_MODEL
+    from scanner.train.classifier import FINE_TUNE_SEED_BASE, FINE_TUNE_STRIDE
+    from scanner.train.quantize import MODELS_DIR
 
     args = build_parser().parse_args(["fine-tune"])
     first_rounds = json.loads((MODELS_DIR / "card_classifier.json").read_text())["training"]["fine_tuned"]
@@ -351,8 +351,8 @@ def test_tweak_fine_tune_defaults_are_the_shipped_networks_last_fine_tuning() ->
 def test_the_second_opinion_is_the_same_recipe_from_another_seed() -> None:
     """models/second_opinion/ holds what ``tweak train --seed N --out models/second_opinion`` gives:
     the shipped recipe but for the seed (and the device it names), and its 8-bit version."""
-    from scanner.classify import SECOND_OPINION_MODEL
-    from scanner.quantize import MODELS_DIR
+    from scanner.read.classify import SECOND_OPINION_MODEL
+    from scanner.train.quantize import MODELS_DIR
 
     first = json.loads((MODELS_DIR / "card_classifier.json").read_text())["training"]
     second = json.loads((SECOND_OPINION_MODEL.parent / "card_classifier.json").read_text())["training"]
@@ -363,7 +363,7 @@ def test_the_second_opinion_is_the_same_recipe_from_another_seed() -> None:
     meta = json.loads(SECOND_OPINION_MODEL.with_suffix(".json").read_text())
     assert meta["quantized"]["source"] == "card_classifier.onnx"
     # its model card, as `tweak evaluate --model ... --write` made it, says what it is and how it was made
-    from scanner.evaluate import model_card
+    from scanner.train.evaluate import model_card
 
     card = model_card(meta)
     assert "second opinion" in card and f"`tweak train --seed {second['seed']} " in card
@@ -398,7 +398,7 @@ def test_stretching_a_washed_out_crop_gives_back_its_contrast_and_keeps_its_colo
     """``crops.stretch_contrast`` (for a classifier trained with ``tweak train --stretch``): a card
     seen through a veil of light comes out much as the card seen plainly; the three channels are
     stretched alike (a hue stays the hue it was); a flat crop's noise is not made into a card."""
-    from scanner.crops import stretch_contrast
+    from scanner.geometry.crops import stretch_contrast
 
     rendered = render_table(5, n_centre=6)
     card = next(c for c in rendered.truth["cards"] if c["role"] == "centre" and c["occluded"] < 0.01)
@@ -420,8 +420,8 @@ def test_a_classifier_trained_on_stretched_crops_is_given_them_stretched(tmp_pat
     ``preprocess``); the shipped model's meta has none, so its crops are read as they are."""
     import shutil
 
-    from scanner.classify import DEFAULT_MODEL
-    from scanner.crops import stretch_contrast
+    from scanner.geometry.crops import stretch_contrast
+    from scanner.read.classify import DEFAULT_MODEL
 
     shutil.copy(DEFAULT_MODEL, tmp_path / DEFAULT_MODEL.name)
     meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 import torch
 
-from scanner.classify import CardClassifier
-from scanner.dataset import build
-from scanner.train import make_model, smoothed_cross_entropy, to_tensor, train, training_crops
+from scanner.read.classify import CardClassifier
+from scanner.train.classifier import make_model, smoothed_cross_entropy, to_tensor, train, training_crops
+from scanner.train.dataset import build
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -93,7 +93,7 @@ def test_tweak_train_refuses_a_bad_recipe_before_rendering(tmp_path, monkeypatch
     from scanner import commands
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    monkeypatch.setattr("scanner.train.train", lambda *a, **k: pytest.fail("trained despite a bad recipe"))
+    monkeypatch.setattr("scanner.train.classifier.train", lambda *a, **k: pytest.fail("trained despite a bad recipe"))
     args = build_parser().parse_args(["train", "--out", str(tmp_path)])
     setattr(args, option, value)
     assert commands._train(args) == 2
@@ -125,8 +125,8 @@ def test_a_classifier_read_back_from_onnx_reads_as_the_file():
     convolutions: the network read back gives the file's scores and upside-down scores."""
     import onnxruntime as ort
 
-    from scanner.quantize import MODELS_DIR
-    from scanner.train import load_classifier
+    from scanner.train.classifier import load_classifier
+    from scanner.train.quantize import MODELS_DIR
 
     path = MODELS_DIR / "card_classifier.onnx"
     model = load_classifier(torch, path)
@@ -144,13 +144,13 @@ def test_a_classifier_read_back_from_onnx_reads_as_the_file():
 def test_fine_tuning_trains_the_given_network_on_fresh_scenes(tmp_path, tiny_crops):
     """A tiny fine-tuning run starts from the given network (its scores change, but little), says in
     its meta what it was fine-tuned on, after the base's own recipe, and the scanner reads it."""
-    from scanner.train import FINE_TUNE_SEED_BASE, FINE_TUNE_STRIDE, export, fine_tune, load_classifier
+    from scanner.train.classifier import FINE_TUNE_SEED_BASE, FINE_TUNE_STRIDE, export, fine_tune, load_classifier
 
     base_dir = tmp_path / "base"
     torch.manual_seed(0)
     export(torch, make_model(torch, head=16, width=0.5).eval(), base_dir)
     base = base_dir / "card_classifier.onnx"
-    from scanner.quantize import MODELS_DIR
+    from scanner.train.quantize import MODELS_DIR
 
     shipped = json.loads((MODELS_DIR / "card_classifier.json").read_text())
     base_meta = {**shipped, "training": {"seed": 7, "epochs": 16, "coins": True}}
@@ -176,14 +176,14 @@ def test_fine_tuning_shows_the_crops_the_base_network_reads_badly_again(tmp_path
     """``hard_below``/``hard_repeat``: the crops the starting network gives under the bar to their
     true label are found by reading them, and trained on ``hard_repeat`` times more; the meta says
     how many there were. Without ``hard_repeat`` the fresh crops are trained on as they come."""
-    from scanner import train as train_module
-    from scanner.train import export, fine_tune, hard_crops, load_classifier
+    from scanner.train import classifier as train_module
+    from scanner.train.classifier import export, fine_tune, hard_crops, load_classifier
 
     base_dir = tmp_path / "base"
     torch.manual_seed(0)
     export(torch, make_model(torch, head=16, width=0.5).eval(), base_dir)
     base = base_dir / "card_classifier.onnx"
-    from scanner.quantize import MODELS_DIR
+    from scanner.train.quantize import MODELS_DIR
 
     shipped = json.loads((MODELS_DIR / "card_classifier.json").read_text())
     (base_dir / "card_classifier.json").write_text(json.dumps({**shipped, "training": {"seed": 7}}))
@@ -222,7 +222,9 @@ def test_tweak_fine_tune_refuses_a_bad_request_before_rendering(tmp_path, monkey
     from companion.cli import build_parser
     from scanner import commands
 
-    monkeypatch.setattr("scanner.train.fine_tune", lambda *a, **k: pytest.fail("fine-tuned despite a bad request"))
+    monkeypatch.setattr(
+        "scanner.train.classifier.fine_tune", lambda *a, **k: pytest.fail("fine-tuned despite a bad request")
+    )
     args = build_parser().parse_args(["fine-tune", "--out", str(tmp_path), *options])
     assert commands._fine_tune(args) == 2
     assert message in capsys.readouterr().err
@@ -230,7 +232,7 @@ def test_tweak_fine_tune_refuses_a_bad_request_before_rendering(tmp_path, monkey
 
 
 def test_the_model_card_tells_each_fine_tuning_round():
-    from scanner.evaluate import fine_tuning
+    from scanner.train.evaluate import fine_tuning
 
     assert fine_tuning({"seed": 0}) == ""
     one = {"seed": 3, "first_scene": 5_300_000, "scenes": 4000, "harsh_scenes": 4000, "crops": 141_000}
@@ -253,7 +255,7 @@ def test_tweak_fine_tune_refuses_a_model_that_is_not_a_classifier(tmp_path, caps
     exit status 2 before any rendering, nothing written."""
     from companion.cli import build_parser
     from scanner import commands
-    from scanner.quantize import MODELS_DIR
+    from scanner.train.quantize import MODELS_DIR
 
     base = tmp_path / "base"
     base.mkdir()
@@ -273,7 +275,7 @@ def test_tweak_fine_tune_refuses_a_model_that_is_not_a_classifier(tmp_path, caps
 def test_tweak_fine_tune_names_a_recipe_file_without_its_fields(tmp_path, capsys):
     from companion.cli import build_parser
     from scanner import commands
-    from scanner.quantize import MODELS_DIR
+    from scanner.train.quantize import MODELS_DIR
 
     base = tmp_path / "base"
     base.mkdir()

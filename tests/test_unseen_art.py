@@ -8,14 +8,14 @@ import random
 
 import numpy as np
 
-from scanner.adapt import SETTINGS, card_image
-from scanner.detect import Detection, fuse_outlines
-from scanner.enrol_eval import card_photo
+from scanner.find.detect import Detection, fuse_outlines
 from scanner.metrics import expected_cards, match, quad_iou
-from scanner.pipeline import load_scanner
-from scanner.profile import enrol_cards, single_card
+from scanner.read.adapt import SETTINGS, card_image
+from scanner.read.profile import enrol_cards, single_card
+from scanner.scan import load_scanner
 from scanner.synth.families import CHECK_FAMILIES, FAMILIES, TUNING_FAMILIES, deck
 from scanner.synth.table import draw_scene, random_conditions, random_scene
+from scanner.train.enrol_eval import card_photo
 
 
 def box(x0: float, y0: float, w: float, h: float) -> np.ndarray:

@@ -49,12 +49,12 @@ def _timed_frames(source: Any, fps: float) -> Iterator[tuple[float, Any]]:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from scanner.calibration import CalibrationError, load_calibration
-    from scanner.camera import CameraError, open_source
-    from scanner.classify import ClassifierError
-    from scanner.pipeline import load_scanner
-    from scanner.profile import ProfileError
-    from scanner.segment import FinderError
+    from scanner.capture.camera import CameraError, open_source
+    from scanner.find.segment import FinderError
+    from scanner.geometry.calibration import CalibrationError, load_calibration
+    from scanner.read.classify import ClassifierError
+    from scanner.read.profile import ProfileError
+    from scanner.scan import load_scanner
 
     from .run import referee_frames
 

@@ -82,7 +82,7 @@ class Seating:
     """
 
     def __init__(self, players: int, frame_size: tuple[int, int], zones: Any = None) -> None:
-        """``zones``: a calibration (``scanner.calibration``) with a "centre" zone, if there is one:
+        """``zones``: a calibration (``scanner.geometry.calibration``) with a "centre" zone, if there is one:
         face-up numbers outside it are then not centre cards (a T! card misread, a card in a hand)."""
         self.players = players
         self.frame_size = frame_size

@@ -140,7 +140,7 @@ def centre_zone(virtual: VirtualRound):
     """The virtual camera's calibration: where the centre of the table lies in its pictures."""
     import cv2
 
-    from scanner.calibration import Calibration
+    from scanner.geometry.calibration import Calibration
     from scanner.synth.cards import REFERENCE_STYLE
     from scanner.synth.table import CENTRE_MM, render_state, state_scene
 

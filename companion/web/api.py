@@ -172,8 +172,8 @@ def _scanner():
     """The scanner with the shipped models, loaded once; None when they are missing."""
     if "tweak_scanner" not in current_app.extensions:
         try:
-            from scanner.pipeline import load_scanner
-            from scanner.profile import ProfileError
+            from scanner.read.profile import ProfileError
+            from scanner.scan import load_scanner
 
             calibration = current_app.config["CALIBRATION"]
             saved = calibration if os.path.exists(calibration) else None
@@ -270,7 +270,7 @@ def camera_picture():
     """The camera's latest picture, the scanner's readings and the mat's zones drawn on it."""
     import cv2
 
-    from scanner.mat import MatLayout, find_mat
+    from scanner.geometry.mat import MatLayout, find_mat
 
     from .camera import draw_readings
 
@@ -299,8 +299,8 @@ def calibrate():
 
     The zones are saved to the instance folder and used again at the next start.
     """
-    from scanner.calibration import Calibration
-    from scanner.mat import MatLayout, find_mat
+    from scanner.geometry.calibration import Calibration
+    from scanner.geometry.mat import MatLayout, find_mat
 
     from .camera import mat_zone_polygons
 
@@ -420,7 +420,7 @@ def _enrolment() -> dict:
 
 @bp.get("/enrol")
 def enrol_status():
-    from scanner.profile import ProfileError, load_profile
+    from scanner.read.profile import ProfileError, load_profile
 
     state = _enrolment()
     path = current_app.config["PROFILE"]
@@ -443,7 +443,7 @@ def enrol_status():
 @referee_required
 def enrol_capture():
     """Read the cards under the camera (one, or a whole colour spread out) and propose labels."""
-    from scanner.adapt import card_image
+    from scanner.read.adapt import card_image
 
     camera = _camera()
     frame = camera.latest() if camera is not None else None
@@ -503,7 +503,7 @@ def enrol_confirm():
 @referee_required
 def enrol_save():
     """Build the deck profile from the confirmed cards and use it from now on."""
-    from scanner.profile import enrol_cards
+    from scanner.read.profile import enrol_cards
 
     state = _enrolment()
     if not state["crops"]:

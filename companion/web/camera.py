@@ -97,7 +97,7 @@ class CameraService:
     """
 
     def __init__(self, spec: str, opener: Any = None, retry: float = 3.0, fps: float = 10.0) -> None:
-        from scanner.camera import open_source
+        from scanner.capture.camera import open_source
 
         self.spec = spec
         self.opener = opener or open_source

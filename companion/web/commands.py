@@ -134,7 +134,7 @@ def table_referee(app):
             return _scanner()
 
     def zones():
-        from scanner.calibration import CalibrationError, load_calibration
+        from scanner.geometry.calibration import CalibrationError, load_calibration
 
         path = app.config["CALIBRATION"]
         try:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from ..labels import LABELS, points
+from scanner.labels import LABELS, points
 
 CARD_MM = (63.0, 88.0)
 CARD_W, CARD_H = 200, 280

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .cards import BASE_HSV, CARD_H, CARD_MASK, CARD_W
+from scanner.synth.cards import BASE_HSV, CARD_H, CARD_MASK, CARD_W
 
 FONTS = (
     cv2.FONT_HERSHEY_SIMPLEX,

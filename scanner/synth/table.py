@@ -19,9 +19,9 @@ from typing import Any
 import cv2
 import numpy as np
 
-from ..labels import BACKS, FACES, LABELS, TWEAK_FACES
-from .cards import CARD_MASK, CARD_MM, ArtStyle, random_style, render_card, render_foreign_card
-from .families import AbstractDeck, FamilyDeck
+from scanner.labels import BACKS, FACES, LABELS, TWEAK_FACES
+from scanner.synth.cards import CARD_MASK, CARD_MM, ArtStyle, random_style, render_card, render_foreign_card
+from scanner.synth.families import AbstractDeck, FamilyDeck
 
 FRAME_SIZES = ((1280, 720), (1600, 900), (1920, 1080))
 SURFACES = ("wood", "felt", "cloth", "checked", "mat", "dark")
@@ -560,7 +560,7 @@ def draw_scene(
         "coins": coins,
         "homography": hom.tolist(),  # table millimetres -> image pixels (before the lens distortion)
     }
-    if cond.surface == "mat":  # the printed mat's layout (scanner.mat.MatLayout), in table millimetres
+    if cond.surface == "mat":  # the printed mat's layout (scanner.geometry.mat.MatLayout), in table millimetres
         truth["mat"] = {"width": int(scene.size_mm[0]), "height": int(scene.size_mm[1]), "marker": 60, "inset": 15}
     return RenderedTable(frame, truth)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .core import ScannerError
+from scanner.core import ScannerError
 
 CALIBRATION_VERSION = 1
 

@@ -12,12 +12,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .core import MODELS_DIR, ScannerError
-from .crops import order_portrait_many
-from .detect import Detection, _grow
-from .metrics import quad_iou
+from scanner.core import MODELS_DIR, ScannerError
+from scanner.find.detect import Detection, _grow
+from scanner.geometry.crops import order_portrait_many
+from scanner.metrics import quad_iou
 
-DEFAULT_MODEL = MODELS_DIR / "card_finder.int8.onnx"  # 8-bit (scanner.quantize) of card_finder.onnx
+DEFAULT_MODEL = MODELS_DIR / "card_finder.int8.onnx"  # 8-bit (scanner.train.quantize) of card_finder.onnx
 INPUT_WIDTH = 512  # the width frames are shrunk to for training the finder (tweak train-finder --width)
 #: ... and the width it runs at, relative to that: a little larger than trained, it finds more of the
 #: small cards of a far camera and more cards on busy cloths. Measured on 2,500 harsh benchmark frames
@@ -292,7 +292,7 @@ class CardFinder:
         """The network's input for a BGR frame: 1 x 3 x h x w, shrunk (to ``self.width``) and normalised."""
         h, w = frame.shape[:2]
         size = input_size(w, h, self.width)
-        # (x / 255 - 0.5) / 0.25, as in training (scanner.train_finder), in one C++ pass
+        # (x / 255 - 0.5) / 0.25, as in training (scanner.train.finder), in one C++ pass
         small = downscale(frame, size)
         return cv2.dnn.blobFromImage(small, 1 / (255 * 0.25), size, (127.5, 127.5, 127.5), False, False)
 

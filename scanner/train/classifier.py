@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from .crops import CROP_H, CROP_MARGIN, CROP_W, STRETCH_PERCENTILES, stretch_contrast
-from .dataset import CropSet, build
-from .labels import CLASSES
+from scanner.geometry.crops import CROP_H, CROP_MARGIN, CROP_W, STRETCH_PERCENTILES, stretch_contrast
+from scanner.labels import CLASSES
+from scanner.train.dataset import CropSet, build
 
 MODEL_VERSION = 1
 MEAN = [0.5, 0.5, 0.5]
@@ -460,7 +460,7 @@ def export(torch, model, out_dir: Path) -> Path:
 
 def add_embedding_output(path: Path) -> None:
     """Expose the features feeding the class scores as a third output, ``embedding``, so deck
-    profiles (scanner.profile) can compare crops without PyTorch. The scores are unchanged."""
+    profiles (scanner.read.profile) can compare crops without PyTorch. The scores are unchanged."""
     import onnx
 
     model = onnx.load(str(path))

@@ -18,15 +18,15 @@ from typing import Any
 import cv2
 import numpy as np
 
-from .crops import card_crop, rotate_corners
-from .labels import LABELS
+from scanner.geometry.crops import card_crop, rotate_corners
+from scanner.labels import LABELS
 
 MAX_OCCLUDED = 0.25
 
 
 def card_photo(label: str, style: Any, seed: int) -> np.ndarray:
     """One card on a table, anywhere, at any angle, in everyday light (an enrolment photo)."""
-    from .synth.table import PlacedCard, Scene, draw_scene, random_conditions
+    from scanner.synth.table import PlacedCard, Scene, draw_scene, random_conditions
 
     rng = random.Random(seed)
     scene = Scene((1000.0, 580.0))
@@ -37,7 +37,7 @@ def card_photo(label: str, style: Any, seed: int) -> np.ndarray:
 
 def table_crops(style: Any, scenes: int, first: int) -> tuple[list[np.ndarray], list[str]]:
     """Crops of the cards of rendered tables in ``style``, harsh light (corners off by up to 9 %), and labels."""
-    from .synth.table import render_table
+    from scanner.synth.table import render_table
 
     crops, labels = [], []
     for seed in range(first, first + scenes):
@@ -65,8 +65,8 @@ def accuracy(predict, crops: list[np.ndarray], labels: list[str]) -> float:
 
 
 def evaluate_deck(scanner: Any, deck_seed: int, scenes: int = 40, log=print) -> dict[str, Any]:
-    from .profile import enrol_folder, load_profile
-    from .synth.cards import random_style
+    from scanner.read.profile import enrol_folder, load_profile
+    from scanner.synth.cards import random_style
 
     style = random_style(random.Random(deck_seed), heldout=True)
     crops, labels = table_crops(style, scenes, 900_000 + deck_seed * 1000)

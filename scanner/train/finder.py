@@ -1,4 +1,4 @@
-"""``tweak train-finder``: train the learned card finder (``scanner.segment``) on rendered tables."""
+"""``tweak train-finder``: train the learned card finder (``scanner.find.segment``) on rendered tables."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .segment import GEOMETRY_CHANNELS, INPUT_WIDTH, downscale, geometry_target, input_size, interior_mask
-from .synth.table import RenderedTable, render_table
+from scanner.find.segment import GEOMETRY_CHANNELS, INPUT_WIDTH, downscale, geometry_target, input_size, interior_mask
+from scanner.synth.table import RenderedTable, render_table
 
 FINDER_SEED_BASE = 20_000_000
 FINE_TUNE_SEED_BASE = 21_000_000  # fine-tuning's fresh scenes (tweak fine-tune-finder), apart from training's
@@ -64,8 +64,8 @@ def _sample(
     if abstract_share and seed % abstract_share == abstract_share - 1 and not (piles and seed % PILE_SHARE == 1):
         rendered = _closer(render_table(seed, harsh=seed % harsh_share == 0, abstract=True), random.Random(seed + 1))
     elif piles and seed % PILE_SHARE == 1:
-        from .piles import render_pile_table
-        from .synth.cards import random_style
+        from scanner.piles import render_pile_table
+        from scanner.synth.cards import random_style
 
         rendered, _ = render_pile_table(seed, style=random_style(random.Random(seed)))
     elif foreign and seed % FOREIGN_SHARE == 2:
@@ -231,7 +231,7 @@ def load_finder(torch, path: Path):
     """The float finder ONNX file at ``path`` as a PyTorch network of ``make_model``'s shape,
     reading as the file does. Its convolutions carry their batch norms folded in, so each norm
     here passes its input on plus the folded bias: train it with ``_fit(..., frozen_norms=True)``."""
-    from .train import hold_folded_norm, onnx_convolutions
+    from scanner.train.classifier import hold_folded_norm, onnx_convolutions
 
     not_ours = ValueError(f"{path}: not a float card finder as `tweak train-finder` writes one")
     _, convs = onnx_convolutions(path, not_ours)

@@ -13,7 +13,7 @@ from typing import Any, Iterator, Protocol
 
 import numpy as np
 
-from .core import ScannerError
+from scanner.core import ScannerError
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 
@@ -140,7 +140,7 @@ class VirtualTableSource:
         self._count = 0
 
     def read(self) -> np.ndarray | None:
-        from .synth.table import render_table
+        from scanner.synth.table import render_table
 
         if self.frames is not None and self._count >= self.frames:
             return None

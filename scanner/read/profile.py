@@ -2,7 +2,7 @@
 
 One photo of each card of the user's deck (fewer for a partly enrolled deck), taken anywhere on the
 table, is enough: the card is cut out as the dominant card-shaped outline of the photo, and the
-deck's look is *learned* (``scanner.adapt``): many crops of each card as the camera would see it on
+deck's look is *learned* (``scanner.read.adapt``): many crops of each card as the camera would see it on
 a table train a linear discriminant over art-independent features, with card parts and table as
 "not a card". At scan time the profile reads each crop; labels without photos are left to the
 shipped model. The card's aspect ratio is measured from the photos too.
@@ -33,10 +33,10 @@ from typing import Any
 
 import numpy as np
 
-from .adapt import SETTINGS, LinearDiscriminant, crop_features, fit_reader
-from .core import ScannerError
-from .detect import aspect_ratio, contained_share
-from .labels import LABELS
+from scanner.core import ScannerError
+from scanner.find.detect import aspect_ratio, contained_share
+from scanner.labels import LABELS
+from scanner.read.adapt import SETTINGS, LinearDiscriminant, crop_features, fit_reader
 
 PROFILE_VERSION = 2
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
@@ -127,7 +127,7 @@ class DeckProfile:
 
     def classify(self, classifier: Any, crops: list[np.ndarray]) -> list[Any]:
         """Predictions as ``CardClassifier.classify`` gives them, read with this deck's look."""
-        from .classify import Prediction
+        from scanner.read.classify import Prediction
 
         probs, flipped = self.probabilities(classifier, crops)
         labels = classifier.labels
@@ -265,9 +265,9 @@ def enrol_cards(
 ) -> DeckProfile:
     """Learn the deck from flat card images (``adapt.card_image``, either way up): each is put the
     printed way up (the classifier's orientation), drawn on synthetic tables, cut out as the
-    scanner would, and the reader fitted on those crops (``scanner.adapt``). ``progress(done,
+    scanner would, and the reader fitted on those crops (``scanner.read.adapt``). ``progress(done,
     total)`` is called as crops are made."""
-    from .adapt import training_set
+    from scanner.read.adapt import training_set
 
     cards_by_label = {label: cards for label, cards in cards_by_label.items() if cards}
     if not cards_by_label:
@@ -321,7 +321,7 @@ def enrol_folder(folder: Path, scanner: Any, deck: str = "", progress: Any = Non
     ``single_card``), cropped, then the deck learned from the crops (``enrol_crops``)."""
     import cv2
 
-    from .adapt import card_image
+    from scanner.read.adapt import card_image
 
     started = time.perf_counter()
     by_label = photos_in(folder)
@@ -358,8 +358,8 @@ def single_card(frame: np.ndarray, finder: Any = None) -> tuple[np.ndarray | Non
     ways agree on is the card (then the larger), its outline the classical one where there is one.
     Smaller quads inside it are its parts (an index, a numeral's box, a checked border). Returns
     (corners, "") or (None, what was seen)."""
-    from .detect import FUSE_SUPPORT, detect_cards, dominant_outline, map_support
-    from .metrics import quad_iou
+    from scanner.find.detect import FUSE_SUPPORT, detect_cards, dominant_outline, map_support
+    from scanner.metrics import quad_iou
 
     found: list[tuple[int, np.ndarray]] = [(0, d.corners) for d in detect_cards(frame, consistent=False)]
     blob = dominant_outline(frame)
@@ -410,7 +410,7 @@ def _off_the_mat(frame: np.ndarray, found: list[tuple[int, np.ndarray]]) -> list
     over MAT_PART_AREA markers' area is the mat's, whatever its shape."""
     import cv2
 
-    from .mat import find_markers
+    from scanner.geometry.mat import find_markers
 
     markers = find_markers(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
     if not markers:
@@ -421,7 +421,7 @@ def _off_the_mat(frame: np.ndarray, found: list[tuple[int, np.ndarray]]) -> list
 
 def _distinct_large(quads: list[np.ndarray]) -> list[np.ndarray]:
     """The quads of about the largest one's size, one for each place."""
-    from .metrics import quad_iou
+    from scanner.metrics import quad_iou
 
     if not quads:
         return []

@@ -9,10 +9,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .core import MODELS_DIR, ScannerError
-from .crops import stretch_contrast
+from scanner.core import MODELS_DIR, ScannerError
+from scanner.geometry.crops import stretch_contrast
 
-DEFAULT_MODEL = MODELS_DIR / "card_classifier.int8.onnx"  # 8-bit (scanner.quantize) of card_classifier.onnx
+DEFAULT_MODEL = MODELS_DIR / "card_classifier.int8.onnx"  # 8-bit (scanner.train.quantize) of card_classifier.onnx
 #: Below this confidence a crop is reported as not recognised (low confidence), not as a card.
 MIN_CONFIDENCE = 0.6
 #: A crop read less surely than this is read a second time turned half a turn, and the two readings

@@ -14,9 +14,9 @@ from typing import Iterator
 import cv2
 import numpy as np
 
-from .crops import CROP_H, CROP_W, card_crop, rotate_corners, warp_crop
-from .labels import CLASSES, NOT_A_CARD
-from .synth.table import render_table
+from scanner.geometry.crops import CROP_H, CROP_W, card_crop, rotate_corners, warp_crop
+from scanner.labels import CLASSES, NOT_A_CARD
+from scanner.synth.table import render_table
 
 CLASS_INDEX = {label: i for i, label in enumerate(CLASSES)}
 MAX_OCCLUDED = 0.25

@@ -271,8 +271,8 @@ def _temperature(d: np.ndarray, y: np.ndarray) -> float:
 def card_image(frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
     """The card whose corners (clockwise from a corner of a short side) are given, cut out of
     ``frame`` flat at the renderer's card size: what enrolment learns a card's look from."""
-    from .crops import warp_crop
-    from .synth.cards import CARD_H, CARD_W
+    from scanner.geometry.crops import warp_crop
+    from scanner.synth.cards import CARD_H, CARD_W
 
     return warp_crop(frame, corners, (CARD_W, CARD_H))
 
@@ -288,7 +288,7 @@ class PhotoDeck:
     heldout: bool = True
 
     def render(self, label: str, rng) -> np.ndarray:
-        from .synth.cards import CARD_H, CARD_MASK, CARD_W
+        from scanner.synth.cards import CARD_H, CARD_MASK, CARD_W
 
         photos = self.cards[label]
         img = cv2.resize(photos[rng.randrange(len(photos))], (CARD_W, CARD_H), interpolation=cv2.INTER_AREA)
@@ -311,8 +311,8 @@ def training_set(
     card. ``cards_by_label``: flat card images, the printed way up."""
     import random
 
-    from .crops import card_crop, rotate_corners
-    from .synth.table import draw_scene, random_conditions, random_scene
+    from scanner.geometry.crops import card_crop, rotate_corners
+    from scanner.synth.table import draw_scene, random_conditions, random_scene
 
     rng = random.Random(settings.seed)
     jitter = np.random.default_rng(settings.seed)
@@ -357,7 +357,7 @@ def _table_quads(
     image: np.ndarray, cards: list[np.ndarray], rng: np.random.Generator, share: float
 ) -> list[np.ndarray]:
     """Card-sized quads lying mostly off the cards (table, or straddling a card's edge)."""
-    from .metrics import quad_iou
+    from scanner.metrics import quad_iou
 
     if not cards:
         return []

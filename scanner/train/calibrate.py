@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .labels import COLOURS
+from scanner.labels import COLOURS
 
 #: the log-priors tried for each colour
 BIAS_GRID = np.round(np.arange(-1.0, 1.0001, 0.1), 1)
@@ -92,8 +92,8 @@ def calibrate(
     second opinion) on the crops of fine-tuning seed ``seed``'s fresh scenes (``crops``: given
     instead of rendered) and write them (``LABEL_BIAS``) with an account (``calibration``) to the
     model's meta. Deterministic from the model files and the seed."""
-    from .classify import LABEL_BIAS, CardClassifier
-    from .train import FINE_TUNE_SEED_BASE, FINE_TUNE_STRIDE, training_crops
+    from scanner.read.classify import LABEL_BIAS, CardClassifier
+    from scanner.train.classifier import FINE_TUNE_SEED_BASE, FINE_TUNE_STRIDE, training_crops
 
     started = time.perf_counter()
     classifier = CardClassifier(model)

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .crops import order_portrait
-from .metrics import quad_iou
+from scanner.geometry.crops import order_portrait
+from scanner.metrics import quad_iou
 
 WORK_WIDTH = 960  # detection runs on a frame scaled to this width
 ASPECT_RANGE = (1.15, 2.2)  # long / short side in the image (TWEAK 88/63 = 1.40, other decks ~1.6, more under tilt)

@@ -13,9 +13,9 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from .classify import HALF_TURN_BELOW, MIN_CONFIDENCE, SECOND_OPINION_BELOW, CardClassifier
-from .dataset import CropSet, build
-from .labels import CLASSES, NOT_A_CARD
+from scanner.labels import CLASSES, NOT_A_CARD
+from scanner.read.classify import HALF_TURN_BELOW, MIN_CONFIDENCE, SECOND_OPINION_BELOW, CardClassifier
+from scanner.train.dataset import CropSet, build
 
 EVAL_SEED = 50_000_000  # far from the training seeds (1,000,000 + ...)
 NONE = CLASSES.index(NOT_A_CARD)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .core import MODELS_DIR, ScannerError
+from scanner.core import MODELS_DIR, ScannerError
 
 FINDER_FLOAT = "card_finder.onnx"
 CLASSIFIER_FLOAT = "card_classifier.onnx"
@@ -50,8 +50,8 @@ def int8_path(float_path: Path) -> Path:
 
 def finder_batches(float_model: Path, seed: int, frames: int) -> Iterator[dict[str, np.ndarray]]:
     """The finder's inputs for rendered frames, half of them harsh, as the finder prepares them."""
-    from .segment import CardFinder
-    from .synth.table import render_table
+    from scanner.find.segment import CardFinder
+    from scanner.synth.table import render_table
 
     finder = CardFinder(float_model, run_scale=1.0)  # (calibrated at the width trained at: reproducible)
     for i in range(frames):
@@ -61,8 +61,8 @@ def finder_batches(float_model: Path, seed: int, frames: int) -> Iterator[dict[s
 def classifier_batches(float_model: Path, seed: int, scenes: int) -> Iterator[dict[str, np.ndarray]]:
     """The classifier's inputs for crops of rendered scenes (half harsh) as a detector cuts them,
     with not-a-card crops, in batches of ``BATCH``."""
-    from .classify import CardClassifier
-    from .dataset import scene_crops
+    from scanner.read.classify import CardClassifier
+    from scanner.train.dataset import scene_crops
 
     classifier = CardClassifier(float_model)
     crops = [c[0] for i in range(scenes) for c in scene_crops(seed + i, harsh=bool(i % 2), heldout_style=False)]

@@ -11,13 +11,13 @@ from typing import Any
 import cv2
 import numpy as np
 
-from .classify import MIN_CONFIDENCE, CardClassifier
-from .crops import card_crop, order_portrait, rotate_corners
-from .detect import Detection, detect_cards, fuse_outlines
-from .labels import back_number
-from .mat import MatLayout, MatView, find_markers, find_mat
-from .metrics import quad_iou
-from .segment import profiles_across_sides, snap_many
+from scanner.find.detect import Detection, detect_cards, fuse_outlines
+from scanner.find.segment import profiles_across_sides, snap_many
+from scanner.geometry.crops import card_crop, order_portrait, rotate_corners
+from scanner.geometry.mat import MatLayout, MatView, find_markers, find_mat
+from scanner.labels import back_number
+from scanner.metrics import quad_iou
+from scanner.read.classify import MIN_CONFIDENCE, CardClassifier
 
 GAP_CONFIDENCE = 0.75  # a card looked for beside others in a pile (not found by the finder) needs this
 OVERSIZE = 1.6  # a quad longer (or larger) than this many typical cards holds touching cards
@@ -118,8 +118,8 @@ class Scanner:
         self.mat_layout = mat_layout
         self.players = players
         self.profile = profile
-        self.finder = finder  # the learned card finder (scanner.segment), or None: classical detection
-        self.calibration = calibration  # zones without a mat (scanner.calibration)
+        self.finder = finder  # the learned card finder (scanner.find.segment), or None: classical detection
+        self.calibration = calibration  # zones without a mat (scanner.geometry.calibration)
 
     @property
     def doubt_below(self) -> float | None:
@@ -734,13 +734,13 @@ def load_scanner(
     calibration: str | None = None,
 ) -> Scanner:
     """The scanner with the shipped models; ``detector``: classical, learned, or auto (learned if shipped)."""
-    from .profile import load_profile
-    from .segment import DEFAULT_MODEL, CardFinder
+    from scanner.find.segment import DEFAULT_MODEL, CardFinder
+    from scanner.read.profile import load_profile
 
     layout = MatLayout.paper(mat) if mat else None
     use_finder = detector == "learned" or (detector == "auto" and DEFAULT_MODEL.exists())
     finder = CardFinder() if use_finder else None
-    from .calibration import load_calibration
+    from scanner.geometry.calibration import load_calibration
 
     zones = load_calibration(Path(calibration)) if calibration else None
     classifier = CardClassifier()

@@ -1,0 +1,1 @@
+"""Capture: the camera and the other frame sources (a folder, a video, the virtual table)."""
