@@ -19,47 +19,38 @@ from scanner.labels import back_number
 from scanner.metrics import quad_iou
 from scanner.read.classify import MIN_CONFIDENCE, CardClassifier
 
-GAP_CONFIDENCE = 0.75  # a card looked for beside others in a pile (not found by the finder) needs this
-OVERSIZE = 1.6  # a quad longer (or larger) than this many typical cards holds touching cards
-TOO_LONG = 1.85  # in a pile picture, a quad this many times longer than wide too (a card is 88/63 = 1.4)
-SURE = 0.85  # a card read under this confidence is read again from slightly different quads
-SECOND_LOOK_GAIN = 0.15  # ... and such a reading replaces the first only if this much surer
-MARKER_CHECK_BELOW = 0.7  # a card read less surely is checked for lying on one of the mat's markers
-# two cards of one label overlapping this much (IoU) are one card outlined twice (a pile's outline
-# and its top card's): the surer stays. Measured on the benchmark's 3,500 frames: 0.25 and 0.35 the
-# same (7 false cards gone, 2 piles' truer outline dropped), 0.45 one frame fewer mended
-SAME_CARD_IOU = 0.35
-ANGLE_SURE = 0.97  # a card whose angle the finder's votes agree on this well is not turned by the second look
-ANGLE_DOUBTED = 0.9  # ... and one whose votes agree less is looked at again unless read surer than
-RECHECK_BELOW = 0.93  # this (an outline taken along a diamond printed on the card can read surely wrong)
-#: A second look's outline read surer, but by less than SECOND_LOOK_GAIN (or under RECHECK_BELOW), is
-#: still taken when the finder doubts the first outline's angle and the new one lies on the image's
-#: edges this many times better (``_edge_fit``): the deck's top back outlined 20-40 degrees off reads
-#: 0.75-0.87 as the next number, and from its true outline only 0.88-0.90, under the bar. Measured on
-#: the benchmark's 3,500 frames: 118 bad -> 113 (at 1.0: 114, at 1.5: 117), none made bad.
-EDGE_FIT_GAIN = 1.2
-#: A second look's outline giving a card another label than its first reading is not taken when it
-#: lies on the image's edges less than this share as well as the first outline: a card read 0.85 (a
-#: 3) or as no card (0.43) was relabelled surely (a 4) from an outline turned off it, fitting the
-#: edges 0.1-0.3 times as well. Measured on the benchmark's 3,500 frames: 2 frames mended, 1 made bad.
-RELABEL_FIT_FLOOR = 0.5
-# a quad first read as no card (an outline turned off a card on a busy cloth reads as cloth) counts as
-# at most this sure of it: measured against the first reading's own confidence, +0.2 points of frames
-NO_CARD_DOUBT = 0.5
-TWO_CARDS = 1.4  # an outline this many times a card's area holds two touching cards
-# two quads nested as _drop_nested sees it, both within this (log of the long side) of the frame's
-# typical card and overlapping under this IoU, are two cards on each other, not one found twice
-# (the same 4 frames in 3,500 gained from 0.15 to 0.4 and 0.4 to 0.6; nothing lost)
-OVERLAPPING_FIT = 0.25
-OVERLAPPING_IOU = 0.5
-TOUCHING_PENALTY = 0.8  # confidence factor for cards that touch or overlap another one
-# Where the deck lies without a mat (find_target), in card lengths: the T! pile beside it is worth
-# this much nearness, and the frame's middle counts twice as much as the centre cards' middle (the
-# camera hangs over the middle, and a few centre cards give a poor idea of it). Measured on 2,500
-# benchmark frames, wrong targets with the deck in view: 0.5: 19, 1.0: 11, 1.5-6.0: 8.
-BESIDE_TWEAK_PILE = 1.7
-TWEAK_PILE_BONUS = 3.0
-MIDDLE_WEIGHT = 2.0
+
+@dataclass(frozen=True)
+class ScanSettings:
+    """Every threshold of the scan, one line each (why each value: ``docs/scanner.md``, figures in
+    ``benchmarks/RESULTS.md``)."""
+
+    gap_confidence: float = 0.75  # a card looked for beside others in a pile (finder missed it) needs this
+    oversize: float = 1.6  # a quad longer (or larger) than this many typical cards holds touching cards
+    too_long: float = 1.85  # in a pile picture, a quad this many times longer than wide too (a card: 1.4)
+    sure: float = 0.85  # a card read under this is read again from slightly different quads (second look)
+    second_look_gain: float = 0.15  # ... and such a reading replaces the first only if this much surer
+    marker_check_below: float = 0.7  # a card read less surely is checked for lying on a mat's marker
+    same_card_iou: float = 0.35  # two cards of one label overlapping this much are one card outlined twice
+    angle_sure: float = 0.97  # a card whose angle the finder's votes agree on this well is not turned
+    angle_doubted: float = 0.9  # ... one whose votes agree less is looked at again unless read surer than
+    recheck_below: float = 0.93  # this (an outline along a diamond printed on a card can read surely wrong)
+    edge_fit_gain: float = (
+        1.2  # a doubted angle's new outline, read surer by less, wins if it fits edges this much better
+    )
+    relabel_fit_floor: float = 0.5  # a new outline that relabels a card must fit the edges this share as well
+    no_card_doubt: float = 0.5  # a quad first read as no card counts at most this sure of it
+    two_cards: float = 1.4  # an outline this many times a card's area holds two touching cards
+    overlapping_fit: float = 0.25  # nested quads within this (log long side) of the typical card ...
+    overlapping_iou: float = 0.5  # ... and overlapping under this IoU are two cards on each other
+    touching_penalty: float = 0.8  # confidence factor for cards that touch or overlap another one
+    beside_tweak_pile: float = 1.7  # the deck without a mat: the T! pile beside it (card lengths) ...
+    tweak_pile_bonus: float = 3.0  # ... is worth this much nearness
+    middle_weight: float = 2.0  # the frame's middle counts this much more than the centre cards' middle
+
+
+SETTINGS = ScanSettings()
+
 #: the second look's turns (radians) at the frame's card size: every 15 degrees (the angle taken
 #: from a diamond printed on the face or from a checked cloth can be anything), and at the quad's
 #: own size a quarter (long side taken across) and a little either way
@@ -145,10 +136,12 @@ class Scanner:
         predictions = self._classify(crops)
         # a card found where the finder is unsure (Detection.weak) is kept only if read surely, from
         # its outline or from one of the second look's (a washed-out card's outline is often off)
-        weak = [d.weak and not (_accepted(p) and p.confidence >= SURE) for d, p in zip(detections, predictions)]
+        weak = [
+            d.weak and not (_accepted(p) and p.confidence >= SETTINGS.sure) for d, p in zip(detections, predictions)
+        ]
         detections, predictions = self._second_look(source, detections, predictions, pile)
         keep = [
-            not (i < len(weak) and weak[i]) or (_accepted(p) and p.confidence >= SURE)
+            not (i < len(weak) and weak[i]) or (_accepted(p) and p.confidence >= SETTINGS.sure)
             for i, p in enumerate(predictions)
         ]
         detections = [d for d, k in zip(detections, keep) if k]
@@ -162,7 +155,7 @@ class Scanner:
             # (an unsure card on one of the mat's markers is the marker: a black square with a white
             # pattern, which the classifier can take for a back; a card lying on a marker hides it
             # and reads surely)
-            on_marker = pred.confidence < MARKER_CHECK_BELOW and _on_mat_marker(gray, det.corners, mat)
+            on_marker = pred.confidence < SETTINGS.marker_check_below and _on_mat_marker(gray, det.corners, mat)
             # (an outline where the finder sees no card at all needs the classifier to see one)
             if on_marker or (pred.label == "none" and (not det.outlined or det.unseen)):
                 rejected += 1
@@ -170,7 +163,7 @@ class Scanner:
             if pred.label == "none":  # a card by its outline, in an art the classifier does not know
                 pred = _best_card_reading(pred, self.classifier.labels)
             corners = rotate_corners(det.corners, 2) if pred.upside_down else det.corners
-            confidence = pred.confidence * (TOUCHING_PENALTY if det.touching else 1.0)
+            confidence = pred.confidence * (SETTINGS.touching_penalty if det.touching else 1.0)
             order = np.argsort(pred.probabilities)[::-1][:3]
             labels = self.classifier.labels
             candidates = [(labels[i], float(pred.probabilities[i])) for i in order if labels[i] != "none"]
@@ -202,7 +195,9 @@ class Scanner:
         quads far longer than a card are left to ``_split_merged``."""
 
         def doubtful(d: Any, p: Any) -> bool:
-            return p.confidence < SURE or (d.angle_agreement < ANGLE_DOUBTED and p.confidence < RECHECK_BELOW)
+            return p.confidence < SETTINGS.sure or (
+                d.angle_agreement < SETTINGS.angle_doubted and p.confidence < SETTINGS.recheck_below
+            )
 
         sure_quads = [
             np.asarray(d.corners, np.float32).reshape(4, 2)
@@ -239,7 +234,7 @@ class Scanner:
         # first the same place turned; for those still unsure, places beside it (an outline that
         # straddles two touching cards, across or along them)
         # (a card whose angle the finder is sure of: only a little either way, at both sizes)
-        steady = {i for i in unsure if detections[i].angle_agreement >= ANGLE_SURE}
+        steady = {i for i in unsure if detections[i].angle_agreement >= SETTINGS.angle_sure}
         turned = [
             (i, _card_rect(centre, length, angle + turn))
             for i, (centre, angle, own, size) in frames.items()
@@ -261,8 +256,8 @@ class Scanner:
         # (a quad moved onto a card already read surely would take that card's reading for this one)
         best = self._best_variants(source, gray, readable(turned), predictions, detections)
 
-        def still_unsure(i: int) -> bool:  # (a reading found surer but still under SURE goes on looking)
-            return i not in best or best[i][1].confidence < SURE
+        def still_unsure(i: int) -> bool:  # (a reading found surer but still under SETTINGS.sure goes on looking)
+            return i not in best or best[i][1].confidence < SETTINGS.sure
 
         def surer(found: dict[int, tuple[np.ndarray, Any]]) -> None:
             for i, (quad, pred) in found.items():
@@ -316,7 +311,7 @@ class Scanner:
         other_half = []
         for i, fitted in zip(order, snapped):
             first, card = detections[i].corners, best[i][0]
-            if _area(first) > TWO_CARDS * min(_area(card), _area(fitted)):
+            if _area(first) > SETTINGS.two_cards * min(_area(card), _area(fitted)):
                 other_half.append((i, card + 2 * (np.asarray(first, np.float32).mean(axis=0) - card.mean(axis=0))))
         other_half = [(i, q) for i, q in other_half if not inside_sure_card(q)]
         other_half = list(zip([i for i, _ in other_half], snap_many(gray, [q for _, q in other_half])))
@@ -333,7 +328,7 @@ class Scanner:
             detections[i] = Detection(quad, detections[i].score, touching=detections[i].touching)
             predictions[i] = pred
         for (i, quad), pred in zip(other_half, beside):
-            if _accepted(pred) and pred.confidence >= GAP_CONFIDENCE:
+            if _accepted(pred) and pred.confidence >= SETTINGS.gap_confidence:
                 detections.append(Detection(quad, 1.0, touching=True))
                 predictions.append(pred)
                 detections[i].touching = True
@@ -350,7 +345,7 @@ class Scanner:
         """For each card, the variant quad (put on the edges near it) that reads clearly surer than
         its first reading (and, for a card read surely, as the same card unless it lies on the
         card's edges better: ``_relabels_sure``), or surer at all from an outline lying on the edges
-        much better than a doubted first one (``EDGE_FIT_GAIN``)."""
+        much better than a doubted first one (``SETTINGS.edge_fit_gain``)."""
         if not variants:
             return {}
         # each guess put on the edges near it first: a guess turned or shifted a little off the card
@@ -361,23 +356,24 @@ class Scanner:
         for (i, quad), pred in zip(variants, found):
             first = predictions[i].confidence
             if not _accepted(predictions[i]):  # read as no card: a card read there must beat this much
-                first = min(first, NO_CARD_DOUBT)
-            # clearly surer; for a card read surely from a doubtful outline, surer than RECHECK_BELOW
+                first = min(first, SETTINGS.no_card_doubt)
+            # clearly surer; for a card read surely from a doubtful outline, surer than SETTINGS.recheck_below
             bar = max(
-                min(first + SECOND_LOOK_GAIN, max(first, RECHECK_BELOW)), best[i][1].confidence if i in best else 0.0
+                min(first + SETTINGS.second_look_gain, max(first, SETTINGS.recheck_below)),
+                best[i][1].confidence if i in best else 0.0,
             )
             if _accepted(pred) and pred.confidence > bar:
                 if pred.label != predictions[i].label:  # (each outline's edge fit computed once)
                     fit, first_fit = _edge_fit(gray, quad), _edge_fit(gray, detections[i].corners)
                     worse = fit <= first_fit  # (not ``_fits_edges_better``)
-                    if (_relabels_sure(predictions[i], pred) and worse) or fit < RELABEL_FIT_FLOOR * first_fit:
+                    if (_relabels_sure(predictions[i], pred) and worse) or fit < SETTINGS.relabel_fit_floor * first_fit:
                         continue
                 best[i] = (quad, pred)
             elif (
                 _accepted(pred)
                 and pred.confidence > max(first, best[i][1].confidence if i in best else 0.0)
-                and detections[i].angle_agreement < ANGLE_DOUBTED
-                and _edge_fit(gray, quad) > EDGE_FIT_GAIN * _edge_fit(gray, detections[i].corners)
+                and detections[i].angle_agreement < SETTINGS.angle_doubted
+                and _edge_fit(gray, quad) > SETTINGS.edge_fit_gain * _edge_fit(gray, detections[i].corners)
             ):
                 best[i] = (quad, pred)
         return best
@@ -408,7 +404,9 @@ class Scanner:
             if not proposals:
                 break
             found = self._classify([card_crop(source, q, self.classifier.margin) for q in proposals])
-            added = [(q, p) for q, p in zip(proposals, found) if _accepted(p) and p.confidence >= GAP_CONFIDENCE]
+            added = [
+                (q, p) for q, p in zip(proposals, found) if _accepted(p) and p.confidence >= SETTINGS.gap_confidence
+            ]
             if not added:
                 break
             # a quad rejected where a card is now found was that card, cut wrongly
@@ -441,7 +439,7 @@ class Scanner:
             if typical is None or len(shaped) < 3:
                 return False
             short, long = _sides(corners)
-            return long > OVERSIZE * typical[1] or short * long > OVERSIZE * typical[0] * typical[1]
+            return long > SETTINGS.oversize * typical[1] or short * long > SETTINGS.oversize * typical[0] * typical[1]
 
         oversize = [(d, p) for d, p in good if too_long(d.corners)]
         good = [(d, p) for d, p in good if not too_long(d.corners)]
@@ -505,8 +503,8 @@ def _drop_nested(
             ):
                 if (
                     typical is not None
-                    and max(misfit(i), misfit(j)) < OVERLAPPING_FIT
-                    and quad_iou(detections[i].corners, detections[j].corners) < OVERLAPPING_IOU
+                    and max(misfit(i), misfit(j)) < SETTINGS.overlapping_fit
+                    and quad_iou(detections[i].corners, detections[j].corners) < SETTINGS.overlapping_iou
                     and (found is None or (i < found and j < found))
                 ):
                     continue  # two cards overlapping (piles lying on each other), each found and read
@@ -519,14 +517,14 @@ def _drop_nested(
 
 def _relabels_sure(first: Any, variant: Any) -> bool:
     """Whether a second look's ``variant`` reading gives another label to a card first read surely
-    (``SURE``). Such a card is looked at again only because the finder doubts its angle, and a
+    (``SETTINGS.sure``). Such a card is looked at again only because the finder doubts its angle, and a
     well-read card turned 20-45 degrees can read surely as another value (a 5 as a 2 or a 6, a T!
     card as a number); so the new label is taken only from an outline that lies on the card's edges
     better than the first (``_fits_edges_better``). On the benchmark's 3,500 frames, 10 sure readings
     were relabelled so: the 7 made wrong from outlines fitting the edges worse than the first (a
     Sobel-gradient fit: 0.08-0.93 of the first's), the 3 mended from outlines fitting them better
     (1.18-6.6 times). Bad frames: 170 with no sure card relabelled at all, 167 with this rule."""
-    return first.label != "none" and first.confidence >= SURE and variant.label != first.label
+    return first.label != "none" and first.confidence >= SETTINGS.sure and variant.label != first.label
 
 
 EDGE_SAMPLES = np.linspace(0.15, 0.85, 15, dtype=np.float32)  # where along each side an outline's edge is measured
@@ -549,7 +547,7 @@ def _fits_edges_better(gray: np.ndarray, quad: np.ndarray, than: np.ndarray) -> 
 
 
 def _drop_outlined_twice(cards: list[ScannedCard]) -> list[ScannedCard]:
-    """The cards, less the less sure of two of one label overlapping by ``SAME_CARD_IOU`` or more:
+    """The cards, less the less sure of two of one label overlapping by ``SETTINGS.same_card_iou`` or more:
     one card (mostly a pile: the deck, the T! pile, a won pile) outlined twice, once along the
     pile's edge and once along its top card. Two cards of one label lying on each other that much
     would show one of them too little to be read."""
@@ -557,7 +555,7 @@ def _drop_outlined_twice(cards: list[ScannedCard]) -> list[ScannedCard]:
     kept: list[int] = []
     for k in order:
         if not any(
-            cards[j].label == cards[k].label and quad_iou(cards[j].corners, cards[k].corners) >= SAME_CARD_IOU
+            cards[j].label == cards[k].label and quad_iou(cards[j].corners, cards[k].corners) >= SETTINGS.same_card_iou
             for j in kept
         ):
             kept.append(k)
@@ -592,14 +590,14 @@ def _shifts(length: float, angle: float) -> list[np.ndarray]:
 
 def _far_too_long(corners: np.ndarray) -> bool:
     short, long = _sides(corners)
-    return long > TOO_LONG * short
+    return long > SETTINGS.too_long * short
 
 
 def _card_sized(corners: np.ndarray, typical_length: float) -> bool:
-    # (up to OVERSIZE typical lengths: a card outlined loosely, with the pile under it or its
+    # (up to SETTINGS.oversize typical lengths: a card outlined loosely, with the pile under it or its
     # neighbour's edge; longer, touching cards for _split_merged. At 1.4, 3 cards were left unread
     # on the benchmark's 3,500 frames that a second look at 1.6 reads; none lost)
-    return 0.6 < _sides(corners)[1] / typical_length < OVERSIZE
+    return 0.6 < _sides(corners)[1] / typical_length < SETTINGS.oversize
 
 
 def _best_card_reading(pred: Any, labels: list[str]) -> Any:
@@ -710,9 +708,9 @@ def find_target(cards: list[ScannedCard], frame_size: tuple[int, int] | None = N
         centre = card.corners.mean(axis=0)
         score = float(np.linalg.norm(centre - anchor)) / length
         if middle is not None:
-            score += MIDDLE_WEIGHT * float(np.linalg.norm(centre - middle)) / length
-        if any(float(np.linalg.norm(centre - t)) < BESIDE_TWEAK_PILE * length for t in tweak_pile):
-            score -= TWEAK_PILE_BONUS
+            score += SETTINGS.middle_weight * float(np.linalg.norm(centre - middle)) / length
+        if any(float(np.linalg.norm(centre - t)) < SETTINGS.beside_tweak_pile * length for t in tweak_pile):
+            score -= SETTINGS.tweak_pile_bonus
         return score
 
     deck = min(every_back, key=away_from_the_deck)
@@ -723,7 +721,7 @@ def find_target(cards: list[ScannedCard], frame_size: tuple[int, int] | None = N
 
 def _deck_confidence(card: ScannedCard) -> float:
     """A pile's reading, not marked down for touching (the deck and the T! pile lie side by side)."""
-    return card.confidence / TOUCHING_PENALTY if card.touching else card.confidence
+    return card.confidence / SETTINGS.touching_penalty if card.touching else card.confidence
 
 
 def load_scanner(

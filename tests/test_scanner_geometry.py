@@ -442,11 +442,11 @@ def _card(label: str, centre: tuple[float, float], confidence: float, angle: flo
 
 def test_one_card_outlined_twice_is_reported_once_and_two_cards_stay_two() -> None:
     from scanner.metrics import quad_iou
-    from scanner.scan import SAME_CARD_IOU, _drop_outlined_twice
+    from scanner.scan import SETTINGS, _drop_outlined_twice
 
     pile_edge = _card("back-9", (200, 200), 0.41)
     top_card = _card("back-9", (212, 196), 0.88, angle=0.12)
-    assert quad_iou(pile_edge.corners, top_card.corners) >= SAME_CARD_IOU
+    assert quad_iou(pile_edge.corners, top_card.corners) >= SETTINGS.same_card_iou
     assert _drop_outlined_twice([pile_edge, top_card]) == [top_card]
     # two cards of one label side by side, or of two labels on each other: all stay
     neighbour = _card("back-9", (270, 200), 0.5)
@@ -470,14 +470,14 @@ def test_a_pile_outlined_twice_is_one_card(frame: int) -> None:
 
 def test_a_second_look_does_not_relabel_a_card_read_surely() -> None:
     from scanner.read.classify import Prediction
-    from scanner.scan import SURE, _relabels_sure
+    from scanner.scan import SETTINGS, _relabels_sure
 
     def read(label: str, confidence: float) -> Prediction:
         return Prediction(label, confidence, False, np.zeros(1))
 
-    assert _relabels_sure(read("green-5", SURE + 0.09), read("green-6", 0.96))
-    assert not _relabels_sure(read("green-5", SURE + 0.09), read("green-5", 0.97))  # a better outline
-    assert not _relabels_sure(read("green-2", SURE - 0.1), read("green-5", 0.97))  # unsure: may change
+    assert _relabels_sure(read("green-5", SETTINGS.sure + 0.09), read("green-6", 0.96))
+    assert not _relabels_sure(read("green-5", SETTINGS.sure + 0.09), read("green-5", 0.97))  # a better outline
+    assert not _relabels_sure(read("green-2", SETTINGS.sure - 0.1), read("green-5", 0.97))  # unsure: may change
     assert not _relabels_sure(read("none", 0.9), read("green-5", 0.97))  # not a card: may become one
 
 
