@@ -41,9 +41,9 @@ def _train(args: argparse.Namespace) -> int:
         (args.batch < 1, f"--batch {args.batch}: give at least 1 crop a step"),
     ]
     if args.device == "cuda" and not any(bad for bad, _ in problems):
-        from scanner.train.classifier import _require_torch
+        from scanner.train.classifier import require_torch
 
-        problems.append((not _require_torch().cuda.is_available(), "--device cuda: PyTorch sees no CUDA GPU here"))
+        problems.append((not require_torch().cuda.is_available(), "--device cuda: PyTorch sees no CUDA GPU here"))
     if _refused("train", problems):
         return 2
     train(
@@ -134,13 +134,13 @@ def _fine_tune(args: argparse.Namespace) -> int:
 
 
 def _train_finder(args: argparse.Namespace) -> int:
-    from scanner.train.classifier import _require_torch
+    from scanner.train.classifier import require_torch
     from scanner.train.finder import train_finder
 
     if args.harsh_share < 1:
         print(f"tweak train-finder: --harsh-share {args.harsh_share}: give N >= 1 (one in N harsh)", file=sys.stderr)
         return 2
-    _require_torch()
+    require_torch()
     train_finder(
         Path(args.out),
         seed=args.seed,
@@ -168,10 +168,10 @@ def _fine_tune_finder(args: argparse.Namespace) -> int:
     ]
     if _refused("fine-tune-finder", problems):
         return 2
-    from scanner.train.classifier import _require_torch
+    from scanner.train.classifier import require_torch
     from scanner.train.finder import fine_tune_finder
 
-    _require_torch()
+    require_torch()
     try:
         fine_tune_finder(
             Path(args.out),

@@ -229,11 +229,11 @@ def test_groups_decode_at_once_as_each_does_alone() -> None:
 
 def test_the_finder_runs_a_little_larger_than_it_was_trained_and_calibrates_as_trained() -> None:
     """The shipped finder was trained on frames 512 px wide and runs at 17/16 of that (544: more
-    small and touching cards found, see ``RUN_SCALE``); the 8-bit calibration takes the trained
+    small and touching cards found, see ``FinderSettings.run_scale``); the 8-bit calibration takes the trained
     width, so the shipped 8-bit model stays reproducible (tests/test_quantize.py)."""
-    from scanner.find.segment import DEFAULT_MODEL, RUN_SCALE, CardFinder
+    from scanner.find.segment import DEFAULT_MODEL, SETTINGS, CardFinder
 
     frame = np.zeros((720, 1280, 3), np.uint8)
-    assert CardFinder(DEFAULT_MODEL).meta["input_width"] == 512 and RUN_SCALE == 17 / 16
+    assert CardFinder(DEFAULT_MODEL).meta["input_width"] == 512 and SETTINGS.run_scale == 17 / 16
     assert CardFinder(DEFAULT_MODEL).preprocess(frame).shape == (1, 3, 304, 544)
     assert CardFinder(DEFAULT_MODEL, run_scale=1.0).preprocess(frame).shape == (1, 3, 288, 512)

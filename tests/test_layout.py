@@ -106,3 +106,13 @@ def test_every_scanner_error_shares_one_base() -> None:
         ]
     assert len(errors) >= 6, errors
     assert [e for e in errors if not issubclass(e, ScannerError)] == []
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    """A leading underscore means "this module's own": the packages never import one of another's."""
+    bad = []
+    for name, path in _module_files().items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+                bad += [f"{name} imports {a.name} from {node.module}" for a in node.names if a.name.startswith("_")]
+    assert not bad, "\n".join(bad)

@@ -156,7 +156,7 @@ def camera(match_id: int):
     from .camera import camera_jpeg
 
     live = get_service(current_app).get(match_id)
-    scanner = _scanner()
+    scanner = current_scanner()
     data = _vision(camera_jpeg, live, scanner, current_app.extensions.setdefault("tweak_camera_cache", {}))
     if data is None:
         abort(404, description="no round on the table yet")
@@ -168,7 +168,7 @@ def _vision(work, *args, **kwargs):
     return current_app.extensions["tweak_vision"].run(work, *args, **kwargs)
 
 
-def _scanner():
+def current_scanner():
     """The scanner with the shipped models, loaded once; None when they are missing."""
     if "tweak_scanner" not in current_app.extensions:
         try:
@@ -281,7 +281,7 @@ def camera_picture():
         return jsonify(
             {"error": "no_picture", "message": f"camera {state['state']}: {state['message']}"}
         ), 409  # (a state, not a server fault)
-    scanner = _scanner()
+    scanner = current_scanner()
 
     def picture(frame):
         mat = next((m for m in (find_mat(frame, MatLayout.paper(s)) for s in ("A2", "A3")) if m is not None), None)
@@ -360,7 +360,7 @@ def check_pile(match_id: int, player: str):
             _vision(_virtual_pile, seed, tracked[i : i + 24], f"{player}-{i}")
             for i in range(0, max(1, len(tracked)), 24)
         ]
-    scanner = _scanner()
+    scanner = current_scanner()
     if scanner is None:
         return jsonify(
             {"error": "no_scanner", "message": "the recognition models are not installed"}
@@ -451,7 +451,7 @@ def enrol_capture():
         return jsonify(
             {"error": "no_picture", "message": "the enrolment wizard needs a camera picture"}
         ), 409  # (a state, not a server fault)
-    scanner = _scanner()
+    scanner = current_scanner()
     if scanner is None:
         return jsonify(
             {"error": "no_scanner", "message": "the recognition models are not installed"}
@@ -508,7 +508,7 @@ def enrol_save():
     state = _enrolment()
     if not state["crops"]:
         abort(409, description="no confirmed card yet: read and confirm some cards first")
-    scanner = _scanner()
+    scanner = current_scanner()
     deck = _optional_object().get("deck", "dashboard")
     if not isinstance(deck, str) or len(deck) > 80:
         abort(400, description="deck must be a name of at most 80 characters")

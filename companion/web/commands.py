@@ -126,12 +126,12 @@ def serve(args: argparse.Namespace) -> int:
 def table_referee(app):
     """The camera referee of ``app``: its scanner and saved calibration, loaded when needed."""
     from . import get_service
-    from .api import _scanner
+    from .api import current_scanner
     from .table import TableReferee
 
     def scanner():
         with app.app_context():
-            return _scanner()
+            return current_scanner()
 
     def zones():
         from scanner.geometry.calibration import CalibrationError, load_calibration

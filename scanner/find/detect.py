@@ -16,21 +16,30 @@ import numpy as np
 from scanner.geometry.crops import order_portrait
 from scanner.metrics import quad_iou
 
-WORK_WIDTH = 960  # detection runs on a frame scaled to this width
-ASPECT_RANGE = (1.15, 2.2)  # long / short side in the image (TWEAK 88/63 = 1.40, other decks ~1.6, more under tilt)
-MIN_AREA_FRACTION = 0.0012
-MAX_AREA_FRACTION = 0.25
-EDGE_MARGIN = 3  # px (work scale): a quad this close to the frame edge is a cut card
-CONSISTENT_AREA = (0.45, 2.2)  # cards of one frame have areas within these factors of the median
-FUSE_SAME = 0.6  # a learned quad and an outline overlapping this much (IoU) are one card
-FUSE_PART = 0.7  # a learned quad inside an outline and under this share of its area is a part of it
-GROUP_SHARE = 0.3  # ... unless the outline holds two quads this share of its area: two cards
-PAIR_AREA = 1.5  # ... and is this many times the frame's usual outline
-FUSE_TYPICAL_FROM = 3  # outlines needed to know the frame's usual one
-OUTLINE_SUPPORT = 0.55  # share of an outline's sides on an edge (as detect_cards asks of its quads)
-CARD_ASPECT = (1.25, 1.8)  # long / short side of a card in the frame: TWEAK 1.40, bridge 1.56, tarot 1.75
-FUSE_MANY = 5  # an outline holding this many of the finder's quads is a mat (a card's parts: 1-4)
-FUSE_SUPPORT = 0.1  # an outline counts where the finder sees card in a tenth of its inside (pieces will do)
+
+@dataclass(frozen=True)
+class OutlineSettings:
+    """Every number of finding cards by their outline, and of fusing outlines with the learned
+    finder's quads, one line each."""
+
+    work_width: int = 960  # detection runs on a frame scaled to this width
+    aspect_range: tuple[float, ...] = (1.15, 2.2)  # long / short side in the image (TWEAK 1.40; tilt makes more)
+    min_area_fraction: float = 0.0012
+    max_area_fraction: float = 0.25
+    edge_margin: int = 3  # px (work scale): a quad this close to the frame edge is a cut card
+    consistent_area: tuple[float, ...] = (0.45, 2.2)  # a frame's cards have areas within these factors of the median
+    fuse_same: float = 0.6  # a learned quad and an outline overlapping this much (IoU) are one card
+    fuse_part: float = 0.7  # a learned quad inside an outline and under this share of its area is a part of it
+    group_share: float = 0.3  # ... unless the outline holds two quads this share of its area: two cards
+    pair_area: float = 1.5  # ... and is this many times the frame's usual outline
+    fuse_typical_from: int = 3  # outlines needed to know the frame's usual one
+    outline_support: float = 0.55  # share of an outline's sides on an edge (as detect_cards asks of its quads)
+    card_aspect: tuple[float, ...] = (1.25, 1.8)  # a card's long / short side: TWEAK 1.40, bridge 1.56, tarot 1.75
+    fuse_many: int = 5  # an outline holding this many of the finder's quads is a mat (a card's parts: 1-4)
+    fuse_support: float = 0.1  # an outline counts where the finder sees card in a tenth of its inside (pieces will do)
+
+
+SETTINGS = OutlineSettings()
 
 
 @dataclass
@@ -109,7 +118,7 @@ def _shape_ok(quad: np.ndarray) -> bool:
     sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
     a, b = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
     ratio = max(a, b) / max(min(a, b), 1e-6)
-    if not ASPECT_RANGE[0] <= ratio <= ASPECT_RANGE[1]:
+    if not SETTINGS.aspect_range[0] <= ratio <= SETTINGS.aspect_range[1]:
         return False
     # opposite sides about equal (allowing perspective), corners not too far from square
     if (
@@ -153,14 +162,14 @@ def detect_cards(
     skips the whole-frame size consistency: both for searching one card in a small region.
     """
     h, w = frame.shape[:2]
-    scale = WORK_WIDTH / w if w > WORK_WIDTH else 1.0
+    scale = SETTINGS.work_width / w if w > SETTINGS.work_width else 1.0
     small = (
         cv2.resize(frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else frame
     )
     sh, sw = small.shape[:2]
     frame_area = sh * sw
     if area_range is None:
-        low, high = MIN_AREA_FRACTION * frame_area, MAX_AREA_FRACTION * frame_area
+        low, high = SETTINGS.min_area_fraction * frame_area, SETTINGS.max_area_fraction * frame_area
     else:
         low, high = area_range[0] * scale * scale, area_range[1] * scale * scale
     candidates: list[tuple[np.ndarray, float]] = []
@@ -179,7 +188,7 @@ def detect_cards(
             if not _shape_ok(quad):
                 continue
             support = _edge_support(support_map, quad)
-            if support < OUTLINE_SUPPORT:
+            if support < SETTINGS.outline_support:
                 continue
             candidates.append((quad, fill * support))
     # non-maximum suppression: the same card found in several maps (keep the best outline), and
@@ -210,7 +219,9 @@ def detect_cards(
     median = float(np.median(areas))
     if consistent:
         kept = [
-            (q, f) for (q, f), a in zip(kept, areas) if CONSISTENT_AREA[0] * median <= a <= CONSISTENT_AREA[1] * median
+            (q, f)
+            for (q, f), a in zip(kept, areas)
+            if SETTINGS.consistent_area[0] * median <= a <= SETTINGS.consistent_area[1] * median
         ]
     # a big quad that holds several cards is a group of cards (or a mat), not one card
     kept = [(q, f) for q, f in kept if sum(contained_share(q, o) > 0.8 for o, _ in kept if o is not q) == 0]
@@ -218,10 +229,10 @@ def detect_cards(
     kept = [
         (q, f)
         for q, f in kept
-        if (q[:, 0] > EDGE_MARGIN).all()
-        and (q[:, 1] > EDGE_MARGIN).all()
-        and (q[:, 0] < sw - 1 - EDGE_MARGIN).all()
-        and (q[:, 1] < sh - 1 - EDGE_MARGIN).all()
+        if (q[:, 0] > SETTINGS.edge_margin).all()
+        and (q[:, 1] > SETTINGS.edge_margin).all()
+        and (q[:, 0] < sw - 1 - SETTINGS.edge_margin).all()
+        and (q[:, 1] < sh - 1 - SETTINGS.edge_margin).all()
     ]
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     detections = []
@@ -238,13 +249,13 @@ def detect_cards(
         detections.append(Detection(order_portrait(refined / scale), fill))
     for i, a in enumerate(detections):
         for b in detections[i + 1 :]:
-            grown_a = _grow(a.corners, 1.04)
-            if quad_iou(grown_a, _grow(b.corners, 1.04)) > 0:
+            grown_a = grow_quad(a.corners, 1.04)
+            if quad_iou(grown_a, grow_quad(b.corners, 1.04)) > 0:
                 a.touching = b.touching = True
     return detections
 
 
-def _grow(quad: np.ndarray, factor: float) -> np.ndarray:
+def grow_quad(quad: np.ndarray, factor: float) -> np.ndarray:
     centre = quad.mean(axis=0)
     return (quad - centre) * factor + centre
 
@@ -310,30 +321,33 @@ def fuse_outlines(
     """The learned finder's cards and the classical outlines together, a card's outline winning
     over its printed parts. The finder's map is learned from this project's art, the outlines are
     not: so the map does not veto an outline, it only says where the finder sees no card. The
-    finder's quads inside an outline under FUSE_PART of its area are its parts (an index, a
+    finder's quads inside an outline under SETTINGS.fuse_part of its area are its parts (an index, a
     numeral, a border of an art the finder never saw) and are dropped. An outline the finder found
-    too (IoU >= FUSE_SAME) keeps the finder's quad, marked outlined; one the finder missed is added,
-    ``unseen`` where the finder sees no card pixels in it (``map_support`` < FUSE_SUPPORT: a checked
+    too (IoU >= SETTINGS.fuse_same) keeps the finder's quad, marked outlined; one the finder missed is added,
+    ``unseen`` where the finder sees no card pixels in it (``map_support`` < SETTINGS.fuse_support: a checked
     cloth's square, or an art it does not know; dropped only when read surely as no card). An
     outline holding two of the finder's cards of a card's size is two cards side by side, and one
-    holding FUSE_MANY of its quads is a mat or a tray: neither counts."""
+    holding SETTINGS.fuse_many of its quads is a mat or a tray: neither counts."""
     # an outline around many of the finder's quads lying apart holds a table's worth of cards: a mat
     outlines = [
-        o for o in outlines if _apart([d for d in learned if contained_share(o.corners, d.corners) > 0.7]) < FUSE_MANY
+        o
+        for o in outlines
+        if _apart([d for d in learned if contained_share(o.corners, d.corners) > 0.7]) < SETTINGS.fuse_many
     ]
     # an outline twice the frame's usual one holding two of the finder's cards of a card's size is two
     # cards side by side (their joint outline has a card's proportions); a usual-sized one holding
     # two big quads is one card whose printed panels the finder took for cards
-    usual = float(np.median([o.area for o in outlines])) if len(outlines) >= FUSE_TYPICAL_FROM else 0.0
+    usual = float(np.median([o.area for o in outlines])) if len(outlines) >= SETTINGS.fuse_typical_from else 0.0
     outlines = [
         o
         for o in outlines
-        if o.area < PAIR_AREA * usual
-        or sum(contained_share(o.corners, d.corners) > 0.7 and d.area >= GROUP_SHARE * o.area for d in learned) < 2
+        if o.area < SETTINGS.pair_area * usual
+        or sum(contained_share(o.corners, d.corners) > 0.7 and d.area >= SETTINGS.group_share * o.area for d in learned)
+        < 2
     ]
     if not outlines:
         return learned
-    seen = [map_support(prob, o.corners, size) >= FUSE_SUPPORT for o in outlines]
+    seen = [map_support(prob, o.corners, size) >= SETTINGS.fuse_support for o in outlines]
     # (only where the finder sees no card: cards laid in neat rows are seen)
     tiles = [t and not v for t, v in zip(_tiles(outlines), seen)]
     outlines, seen = [o for o, t in zip(outlines, tiles) if not t], [v for v, t in zip(seen, tiles) if not t]
@@ -343,8 +357,8 @@ def fuse_outlines(
     plausible = [
         v
         or (
-            CARD_ASPECT[0] <= aspect_ratio(o.corners) <= CARD_ASPECT[1]
-            and (typical is None or o.area >= CONSISTENT_AREA[0] * typical)
+            SETTINGS.card_aspect[0] <= aspect_ratio(o.corners) <= SETTINGS.card_aspect[1]
+            and (typical is None or o.area >= SETTINGS.consistent_area[0] * typical)
         )
         for o, v in zip(outlines, seen)
     ]
@@ -357,13 +371,16 @@ def fuse_outlines(
     for d in learned:
         ious = [quad_iou(d.corners, o.corners) for o in outlines]
         j = int(np.argmax(ious))
-        if ious[j] >= FUSE_SAME:
+        if ious[j] >= SETTINGS.fuse_same:
             d.outlined = True
             claimed.add(j)
             kept.append(d)
             continue
         area = d.area
-        if any(contained_share(o.corners, d.corners) > 0.7 and area < FUSE_PART * a for o, a in zip(outlines, areas)):
+        if any(
+            contained_share(o.corners, d.corners) > 0.7 and area < SETTINGS.fuse_part * a
+            for o, a in zip(outlines, areas)
+        ):
             continue
         kept.append(d)
     for j, o in enumerate(outlines):
@@ -387,7 +404,7 @@ def dominant_outline(frame: np.ndarray) -> np.ndarray | None:
     the largest region's convex hull fitted with four corners. Art-independent: whatever is
     printed inside, the card is one region. None when nothing card-shaped stands out."""
     h, w = frame.shape[:2]
-    scale = WORK_WIDTH / w if w > WORK_WIDTH else 1.0
+    scale = SETTINGS.work_width / w if w > SETTINGS.work_width else 1.0
     small = cv2.resize(frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(cv2.GaussianBlur(small, (5, 5), 0), cv2.COLOR_BGR2Lab).astype(np.float32)
     edge = np.concatenate(
@@ -404,7 +421,7 @@ def dominant_outline(frame: np.ndarray) -> np.ndarray | None:
     if not contours:
         return None
     biggest = max(contours, key=cv2.contourArea)
-    if cv2.contourArea(biggest) < MIN_AREA_FRACTION * mask.size:
+    if cv2.contourArea(biggest) < SETTINGS.min_area_fraction * mask.size:
         return None
     hull = cv2.convexHull(biggest)
     quad = cv2.approxPolyN(hull, 4, ensure_convex=True).reshape(-1, 2).astype(np.float32)
@@ -412,6 +429,6 @@ def dominant_outline(frame: np.ndarray) -> np.ndarray | None:
         return None
     # a card's outline is an edge all round; a patch of light or shadow on the table is not
     edges = cv2.dilate(_edges(small)[0], cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5)))
-    if _edge_support(edges, quad) < OUTLINE_SUPPORT:
+    if _edge_support(edges, quad) < SETTINGS.outline_support:
         return None
     return order_portrait(quad / scale)

@@ -7,34 +7,38 @@ by array code for all the frame's cards at once (``snap_many``). No contour sear
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from scanner.core import MODELS_DIR, ScannerError
-from scanner.find.detect import Detection, _grow
+from scanner.find.detect import Detection, grow_quad
 from scanner.geometry.crops import order_portrait_many
 from scanner.metrics import quad_iou
 
 DEFAULT_MODEL = MODELS_DIR / "card_finder.int8.onnx"  # 8-bit (scanner.train.quantize) of card_finder.onnx
 INPUT_WIDTH = 512  # the width frames are shrunk to for training the finder (tweak train-finder --width)
-#: ... and the width it runs at, relative to that: a little larger than trained, it finds more of the
-#: small cards of a far camera and more cards on busy cloths. Measured on 2,500 harsh benchmark frames
-#: (sets 90M-94M), frames with every card right: 1: 91.5 %, 17/16: 93.2 %, 9/8: 92.7 %, 19/16:
-#: 92.8 %, 5/4: 91.9 % (more false cards); 17/16 costs 1.2 ms a frame.
-RUN_SCALE = 17 / 16
-SHRINK = 0.7  # the marked inner part is the card scaled by this about its centre
-# a card with two corners this close to one edge of the frame (px, full frame) is cut by it (see
-# _is_cut); a card lying whole 1-4 px from the edge is still found (4 such cards in 500 harsh frames)
-CUT_MARGIN = 1.0
-CUT_BEYOND = 2.0  # ... and a corner this far past the edge: the card goes on out of view
-THRESHOLD = 0.85  # probability over which a pixel is inside a card (higher: touching cards split)
-WEAK_THRESHOLD = 0.5  # ... and over which it may be: looked at only if the classifier is sure there
-# a faint blob this share of a card's blob or more is looked at (a card under glare can be marked by
-# 9-10 pixels against 63-78 for a card; at a sixth, 2 such cards of the benchmark's 3,500 frames were
-# lost; at a tenth they are read, no frame made bad: only what the classifier reads surely is kept)
-WEAK_MIN_SHARE = 0.1
+
+
+@dataclass(frozen=True)
+class FinderSettings:
+    """Every threshold of the learned card finder's reading of its map, one line each."""
+
+    run_scale: float = 17 / 16  # the width it runs at, relative to INPUT_WIDTH (finds more small cards)
+    shrink: float = 0.7  # the marked inner part is the card scaled by this about its centre
+    cut_margin: float = 1.0  # px: a card with two corners this close to one edge of the frame is cut by it
+    cut_beyond: float = 2.0  # ... and a corner this far past the edge: the card goes on out of view
+    threshold: float = 0.85  # probability over which a pixel is inside a card (higher: touching cards split)
+    weak_threshold: float = 0.5  # ... and over which it may be: looked at only if the classifier is sure there
+    weak_min_share: float = 0.1  # a faint blob this share of a card's blob or more is looked at
+    snap_samples: int = 32  # points along each side where snap_to_edges looks for the card's outline
+    huber: float = 1.345  # px: beyond this distance from the fitted side a point's weight falls (OpenCV's DIST_HUBER)
+    same_card: float = 0.6  # two blobs whose quads overlap this much (IoU) voted for one card
+
+
+SETTINGS = FinderSettings()
 
 
 def input_size(w: int, h: int, width: int = INPUT_WIDTH) -> tuple[int, int]:
@@ -69,7 +73,7 @@ def interior_mask(
     weight = np.ones((oh, ow), np.float32)
     for card in truth_cards:
         quad = np.array(card["corners"], np.float32) * scale
-        inner = _grow(quad, SHRINK)
+        inner = grow_quad(quad, SETTINGS.shrink)
         if card["occluded"] > max_occluded:
             cv2.fillConvexPoly(weight, quad.astype(np.int32), 0.0)
         else:
@@ -114,7 +118,7 @@ def geometry_target(
         quad = np.array(card["corners"], np.float32) * scale
         centre, angle, long_side, short_side = card_geometry(quad)
         inner = np.zeros((oh, ow), np.uint8)
-        cv2.fillConvexPoly(inner, np.round(_grow(quad, SHRINK)).astype(np.int32), 1)
+        cv2.fillConvexPoly(inner, np.round(grow_quad(quad, SETTINGS.shrink)).astype(np.int32), 1)
         where = inner > 0
         target[0][where] = (centre[0] - xs[where]) / GEOMETRY_OFFSET
         target[1][where] = (centre[1] - ys[where]) / GEOMETRY_OFFSET
@@ -156,17 +160,17 @@ def _components(mask: np.ndarray, strong: np.ndarray | None = None) -> list[np.n
 
 def _weak_blobs(prob: np.ndarray, strong: list[np.ndarray]) -> list[np.ndarray]:
     """Blobs the network marks only faintly (a card the colour of the cloth, under glare): regions
-    over ``WEAK_THRESHOLD`` with no pixel over ``THRESHOLD``, at least ``WEAK_MIN_SHARE`` of a card's
-    blob (``strong``: the blobs over ``THRESHOLD``). The scanner keeps a card found there only if the
-    classifier reads it surely."""
+    over ``weak_threshold`` with no pixel over ``threshold``, at least ``weak_min_share`` of a card's
+    blob (``strong``: the blobs over ``threshold``; ``FinderSettings``). The scanner keeps a card
+    found there only if the classifier reads it surely."""
     if not strong:
         return []
     typical = float(np.median([len(b) for b in strong]))
-    return [pts for pts in _components(prob > WEAK_THRESHOLD, prob > THRESHOLD) if len(pts) >= typical * WEAK_MIN_SHARE]
-
-
-SNAP_SAMPLES = 32  # points along each side where snap_to_edges looks for the card's outline
-HUBER = 1.345  # px: beyond this distance from the fitted side a point's weight falls (OpenCV's DIST_HUBER)
+    return [
+        pts
+        for pts in _components(prob > SETTINGS.weak_threshold, prob > SETTINGS.threshold)
+        if len(pts) >= typical * SETTINGS.weak_min_share
+    ]
 
 
 def profiles_across_sides(
@@ -211,7 +215,7 @@ def snap_many(gray: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
     band = np.maximum(3.0, 0.14 * length.min(axis=1))  # Q
     reach = int(np.ceil(band.max()))
     offs = np.arange(-reach, reach + 1, dtype=np.float32)
-    ts = np.linspace(0.12, 0.88, SNAP_SAMPLES, dtype=np.float32)
+    ts = np.linspace(0.12, 0.88, SETTINGS.snap_samples, dtype=np.float32)
     px, py, profile, normal = profiles_across_sides(gray, q, ts, offs)
     step = np.abs(np.diff(profile, axis=-1))
     # steps between offsets beyond a quad's own band do not count
@@ -220,7 +224,7 @@ def snap_many(gray: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
     best = step.argmax(axis=-1)[..., None]  # Q x 4 x samples x 1
     strength = np.take_along_axis(step, best, axis=-1)[..., 0]
     keep = strength > np.maximum(12.0, 0.5 * np.median(strength, axis=-1, keepdims=True))
-    found = keep.sum(axis=-1) >= 0.4 * SNAP_SAMPLES  # Q x 4: sides with evidence enough
+    found = keep.sum(axis=-1) >= 0.4 * SETTINGS.snap_samples  # Q x 4: sides with evidence enough
     # the step lies between the best offset and the next one
     cx = np.take_along_axis(px, best, axis=-1)[..., 0] + normal[..., 0, None] * 0.5
     cy = np.take_along_axis(py, best, axis=-1)[..., 0] + normal[..., 1, None] * 0.5
@@ -240,7 +244,7 @@ def snap_many(gray: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
         theta = 0.5 * np.arctan2(2 * sxy, sxx - syy)
         dirx, diry = np.cos(theta), np.sin(theta)
         distance = np.abs(uy * dirx[..., None] - ux * diry[..., None])
-        weight = keep * np.minimum(1.0, HUBER / np.maximum(distance, 1e-6))
+        weight = keep * np.minimum(1.0, SETTINGS.huber / np.maximum(distance, 1e-6))
     mean = np.stack([mx, my], axis=-1)
     direction = np.stack([dirx, diry], axis=-1)
     # corner i lies where side i-1 (ending at it) meets side i (starting at it)
@@ -268,7 +272,9 @@ class FinderError(ScannerError, ValueError):
 class CardFinder:
     """The shipped (or another) card finder network; one per camera, thread-compatible."""
 
-    def __init__(self, model: str | Path = DEFAULT_MODEL, threads: int = 1, run_scale: float = RUN_SCALE) -> None:
+    def __init__(
+        self, model: str | Path = DEFAULT_MODEL, threads: int = 1, run_scale: float = SETTINGS.run_scale
+    ) -> None:
         """``run_scale``: the input's width over the width the model was trained at (1: the same,
         as the 8-bit calibration uses)."""
         import onnxruntime as ort
@@ -318,7 +324,7 @@ class CardFinder:
 
 
 def _mark_touching(found: list[Detection]) -> list[Detection]:
-    grown = [_grow(d.corners, 1.04) for d in found]
+    grown = [grow_quad(d.corners, 1.04) for d in found]
     boxes = np.array([[*g.min(axis=0), *g.max(axis=0)] for g in grown]).reshape(-1, 4)
     for i, j in _overlapping_boxes(boxes):
         if quad_iou(grown[i], grown[j]) > 0:
@@ -347,18 +353,20 @@ def _is_cut(quad: np.ndarray, size: tuple[int, int]) -> bool:
     w, h = size
     x, y = quad[:, 0], quad[:, 1]
     beyond = np.maximum.reduce([-x, -y, x - (w - 1), y - (h - 1)])  # px past the nearest edge
-    on_edge = [x < CUT_MARGIN, y < CUT_MARGIN, x > w - 1 - CUT_MARGIN, y > h - 1 - CUT_MARGIN]
-    return bool((beyond > CUT_BEYOND).any() or any(side.sum() >= 2 for side in on_edge))
-
-
-SAME_CARD = 0.6  # two blobs whose quads overlap this much (IoU) voted for one card
+    on_edge = [
+        x < SETTINGS.cut_margin,
+        y < SETTINGS.cut_margin,
+        x > w - 1 - SETTINGS.cut_margin,
+        y > h - 1 - SETTINGS.cut_margin,
+    ]
+    return bool((beyond > SETTINGS.cut_beyond).any() or any(side.sum() >= 2 for side in on_edge))
 
 
 def _vote_groups(pts: np.ndarray, votes: np.ndarray) -> list[np.ndarray]:
     """A blob's pixels grouped by the card they vote for: touching cards whose inner parts ran
     together still vote for two centres. ``votes``: each pixel's centre, long and short side (map
     pixels); a blob holding k cards' worth of inner area is cut in k by k-means on the centres."""
-    inner_area = float(np.median(votes[:, 2] * votes[:, 3])) * SHRINK * SHRINK
+    inner_area = float(np.median(votes[:, 2] * votes[:, 3])) * SETTINGS.shrink * SETTINGS.shrink
     k = int(round(len(pts) / inner_area)) if inner_area > 0 else 1
     if k < 2 or len(pts) < 6 * k:
         return [np.arange(len(pts))]
@@ -405,7 +413,7 @@ def _cards_from_geometry(
     w, h = size
     oh, ow = prob.shape
     scale = np.array([w / ow, h / oh], np.float32)
-    strong = _components(prob > THRESHOLD)
+    strong = _components(prob > SETTINGS.threshold)
     blobs = strong + _weak_blobs(prob, strong)
     if not blobs:
         return []
@@ -421,7 +429,7 @@ def _cards_from_geometry(
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     by_area = np.lexsort((sides[0] * sides[1], blob_of))
     area = (sides[0] * sides[1])[by_area]
-    median = (area[starts + (sizes - 1) // 2] + area[starts + sizes // 2]) / 2 * SHRINK * SHRINK
+    median = (area[starts + (sizes - 1) // 2] + area[starts + sizes // 2]) / 2 * SETTINGS.shrink * SETTINGS.shrink
     several = np.nonzero(np.round(sizes / np.maximum(median, 1e-6)) >= 2)[0]
     group = blob_of.copy()  # as a rule, one card a blob
     group_weak = [b >= len(strong) for b in range(len(blobs))]
@@ -453,7 +461,7 @@ def _cards_from_geometry(
         near.setdefault(j, []).append(i)  # i < j: i has more votes
     chosen: set[int] = set()
     for j in range(len(voted)):
-        if all(quad_iou(voted[j][0], voted[i][0]) < SAME_CARD for i in near.get(j, []) if i in chosen):
+        if all(quad_iou(voted[j][0], voted[i][0]) < SETTINGS.same_card for i in near.get(j, []) if i in chosen):
             chosen.add(j)
     kept = [voted[j] for j in sorted(chosen)]
     guesses = [quad * scale for quad, *_ in kept]

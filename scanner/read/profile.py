@@ -358,7 +358,8 @@ def single_card(frame: np.ndarray, finder: Any = None) -> tuple[np.ndarray | Non
     ways agree on is the card (then the larger), its outline the classical one where there is one.
     Smaller quads inside it are its parts (an index, a numeral's box, a checked border). Returns
     (corners, "") or (None, what was seen)."""
-    from scanner.find.detect import FUSE_SUPPORT, detect_cards, dominant_outline, map_support
+    from scanner.find.detect import SETTINGS as OUTLINES
+    from scanner.find.detect import detect_cards, dominant_outline, map_support
     from scanner.metrics import quad_iou
 
     found: list[tuple[int, np.ndarray]] = [(0, d.corners) for d in detect_cards(frame, consistent=False)]
@@ -384,7 +385,7 @@ def single_card(frame: np.ndarray, finder: Any = None) -> tuple[np.ndarray | Non
         # many card-sized outlines: a patterned surface (a checked cloth's squares); the card is
         # where the finder sees card pixels at all
         size = (frame.shape[1], frame.shape[0])
-        places = [p for p in places if map_support(prob, p[0][1], size) >= FUSE_SUPPORT] or places
+        places = [p for p in places if map_support(prob, p[0][1], size) >= OUTLINES.fuse_support] or places
 
     def ways(place: list) -> int:
         return len({way for way, _ in place})

@@ -31,7 +31,7 @@ FINE_TUNE_SEED_BASE = 5_000_000
 FINE_TUNE_STRIDE = 100_000
 
 
-def _require_torch():
+def require_torch():
     try:
         import torch  # noqa: F401
     except ModuleNotFoundError:
@@ -148,7 +148,7 @@ def train(
 ) -> dict[str, Any]:
     """Train the recipe and write ``card_classifier.onnx`` and its meta to ``out_dir``. ``crops``,
     when given, must be ``training_crops`` of the same recipe (rendered once for several runs)."""
-    torch = _require_torch()
+    torch = require_torch()
     if device != "cpu":
         # cuBLAS is deterministic only with a fixed workspace, set before its first use
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
@@ -296,7 +296,7 @@ def fine_tune(
     their true label (its wrong and unsure readings) are shown ``hard_repeat`` times more each
     epoch, so the few hard crops (glare, washed-out numerals) weigh more than the many it already
     reads well."""
-    torch = _require_torch()
+    torch = require_torch()
     meta_path = base.with_suffix(".json")
     base_meta = json.loads(meta_path.read_text())
     missing = [field for field in ("training", "input") if field not in base_meta]
