@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 
 from companion.web.camera import CameraService
+from companion.web.vision import vision_of
 from scanner.capture.camera import CameraError
 from scanner.geometry.calibration import load_calibration
 from scanner.geometry.mat import MatLayout, mat_image
@@ -82,7 +83,7 @@ def test_dashboard_without_a_picture_says_why(referee, app) -> None:
     def opener(spec: str):
         raise CameraError("picamera2 is not installed (apt install python3-picamera2)")
 
-    app.extensions["tweak_camera"] = CameraService("picamera", opener=opener, retry=0.05).start()
+    vision_of(app).camera = CameraService("picamera", opener=opener, retry=0.05).start()
     try:
         client = referee.client
         assert _wait(lambda: client.get("/api/camera").get_json()["state"] == "missing")
@@ -95,12 +96,12 @@ def test_dashboard_without_a_picture_says_why(referee, app) -> None:
         assert client.get("/").status_code == 200
         assert referee.post("/api/matches", json={"players": ["Ana", "Ben"]}).status_code == 201
     finally:
-        app.extensions["tweak_camera"].stop()
+        vision_of(app).camera.stop()
 
 
 def test_first_run_calibration_finds_the_mat_locks_and_saves(referee, app) -> None:
     source = FakeSource(_mat_frame(), None)
-    app.extensions["tweak_camera"] = CameraService("picamera", opener=lambda spec: source, retry=0.05).start()
+    vision_of(app).camera = CameraService("picamera", opener=lambda spec: source, retry=0.05).start()
     try:
         client = referee.client
         assert _wait(lambda: client.get("/api/camera").get_json()["state"] == "ok")
@@ -119,9 +120,9 @@ def test_first_run_calibration_finds_the_mat_locks_and_saves(referee, app) -> No
         assert client.get("/api/camera").get_json()["calibrated"] is True
         # the saved zones are used from now on (and at the next start, from the instance folder)
         assert client.get("/api/camera.jpg").status_code == 200
-        assert app.extensions["tweak_scanner"].calibration is not None
+        assert vision_of(app).scanner_loaded.calibration is not None
     finally:
-        app.extensions["tweak_camera"].stop()
+        vision_of(app).camera.stop()
 
 
 def test_calibration_is_for_the_referee_only(app) -> None:

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from companion.cli import main
+from companion.web.vision import vision_of
 from scanner.read.classify import CardClassifier
 from scanner.read.profile import ProfileError, enrol_folder, load_profile
 from scanner.scan import load_scanner
@@ -233,7 +234,7 @@ def test_enrolment_wizard_on_the_dashboard(referee, app) -> None:
         def close(self):
             pass
 
-    app.extensions["tweak_camera"] = CameraService("picamera", opener=lambda spec: Still(), retry=0.05).start()
+    vision_of(app).camera = CameraService("picamera", opener=lambda spec: Still(), retry=0.05).start()
     try:
         client = referee.client
         deadline = time.monotonic() + 5
@@ -258,9 +259,9 @@ def test_enrolment_wizard_on_the_dashboard(referee, app) -> None:
         assert app.config["PROFILE"] and load_profile(app.config["PROFILE"], CardClassifier()).photos
         # the scanner uses it from now on
         assert client.get("/api/camera.jpg").status_code == 200
-        assert app.extensions["tweak_scanner"].profile is not None
+        assert vision_of(app).scanner_loaded.profile is not None
     finally:
-        app.extensions["tweak_camera"].stop()
+        vision_of(app).camera.stop()
 
 
 def test_enrolment_needs_the_referee_and_a_picture(app, referee) -> None:

@@ -12,9 +12,9 @@ from werkzeug.exceptions import HTTPException
 
 from ..storage import open_storage
 from .auth import LoginThrottle, SessionGeneration
-from .camera import VisionWorker
 from .checks import BoundedInt
 from .service import Hub, MatchService, ServiceError
+from .vision import Vision
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
@@ -52,12 +52,13 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         print(f"tweak serve: {damage}", file=sys.stderr)
     app.extensions["tweak_storage_damage"] = damage
     app.extensions["tweak"] = MatchService(storage, Hub())
-    app.extensions["tweak_vision"] = VisionWorker()
+    app.extensions["tweak_vision"] = Vision(app.config)
 
-    from . import api, pages
+    from . import api, cameras, enrolment, pages, piles
 
     app.register_blueprint(pages.bp)
-    app.register_blueprint(api.bp)
+    for area in (api, cameras, piles, enrolment):  # the JSON API, a blueprint an area
+        app.register_blueprint(area.bp)
 
     @app.errorhandler(ServiceError)
     def _service_error(err: ServiceError):

@@ -7,6 +7,7 @@ import json
 import math
 from typing import Any
 
+from flask import abort, request
 from werkzeug.routing import IntegerConverter
 
 MAX_JSON_DEPTH = 32  # requests nest 3 deep at most; deeper is an attack on the parser
@@ -108,3 +109,31 @@ def weak_pin(pin: str) -> str | None:
     if steps in ({1}, {-1}):
         return "a run of digits"
     return None
+
+
+def json_body() -> object:
+    """The request's JSON body, strictly parsed (``strict_json``); 400 with the reason otherwise."""
+    if not request.is_json:
+        abort(400, description="send a JSON body (Content-Type: application/json)")
+    try:
+        return strict_json(request.get_data(cache=True))
+    except JsonProblem as err:
+        abort(400, description=f"the JSON body: {err}")
+
+
+def optional_object() -> dict:
+    """The request's JSON object where a body may be left out ({} then)."""
+    if not request.get_data(cache=True):
+        return {}
+    data = json_body()
+    if not isinstance(data, dict):
+        abort(400, description="send a JSON object, or no body")
+    return data
+
+
+def json_object(expected: str) -> dict:
+    """The request's JSON body, which must be an object; ``expected`` says which, in the error."""
+    data = json_body()
+    if not isinstance(data, dict):
+        abort(400, description=f"send a JSON object: {expected}")
+    return data

@@ -48,6 +48,7 @@ def serve(args: argparse.Namespace) -> int:
 
     from . import create_app, get_service
     from .virtual import VirtualTable
+    from .vision import vision_of
 
     config = {"DATABASE": args.db} if args.db else {}
     if args.pin:
@@ -81,9 +82,9 @@ def serve(args: argparse.Namespace) -> int:
                 print(f"tweak serve: --camera {args.camera!r}: write virtual-round:SEED", file=sys.stderr)
                 return 2
             opener = lambda spec: VirtualRoundCamera(get_service(app), seed)  # noqa: E731
-        camera = app.extensions["tweak_camera"] = CameraService(args.camera, opener).start()
+        camera = vision_of(app).camera = CameraService(args.camera, opener).start()
         # matches set up "refereed from the camera" are followed by the move inference
-        app.extensions["tweak_table"] = table_referee(app).start(camera)
+        vision_of(app).table = table_referee(app).start(camera)
     elif not args.no_virtual:
         VirtualTable(get_service(app), interval=args.interval).start()
     host = _lan_address() if args.host in ("0.0.0.0", "") else args.host
@@ -126,12 +127,12 @@ def serve(args: argparse.Namespace) -> int:
 def table_referee(app):
     """The camera referee of ``app``: its scanner and saved calibration, loaded when needed."""
     from . import get_service
-    from .api import current_scanner
     from .table import TableReferee
+    from .vision import vision_of
 
     def scanner():
         with app.app_context():
-            return current_scanner()
+            return vision_of(app).scanner()
 
     def zones():
         from scanner.geometry.calibration import CalibrationError, load_calibration

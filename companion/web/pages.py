@@ -8,6 +8,7 @@ from flask import Blueprint, current_app, flash, redirect, render_template, requ
 from . import get_service
 from .auth import check_csrf, check_pin, csrf_token, is_referee, language, log_in, log_out
 from .i18n import LANGUAGES, catalogue, translate
+from .vision import vision_of
 
 bp = Blueprint("pages", __name__)
 bp.before_request(check_csrf)
@@ -36,7 +37,7 @@ def _next_page() -> str:
 
 @bp.get("/")
 def index():
-    has_camera = "tweak_camera" in current_app.extensions  # a camera attached: refereed from it by default
+    has_camera = vision_of().camera is not None  # a camera attached: refereed from it by default
     return render_template("index.html", matches=get_service(current_app).list(), has_camera=has_camera)
 
 

@@ -1,0 +1,117 @@
+"""The deck enrolment wizard's JSON API: cards under the camera read and proposed, the referee's
+labels confirmed, the deck profile built and used from then on."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from flask import Blueprint, abort, current_app, jsonify
+
+from .auth import check_csrf, referee_required
+from .checks import json_body, optional_object
+from .vision import vision_of
+
+bp = Blueprint("enrolment", __name__, url_prefix="/api")
+bp.before_request(check_csrf)
+
+
+@bp.get("/enrol")
+def enrol_status():
+    from scanner.read.profile import ProfileError, load_profile
+
+    state = vision_of().enrolment
+    path = current_app.config["PROFILE"]
+    saved: dict = {}
+    if os.path.exists(path):
+        try:
+            saved = load_profile(Path(path)).photos
+        except ProfileError as err:
+            return jsonify({"pending": {}, "saved": {}, "error": str(err)})
+    return jsonify(
+        {
+            "pending": {label: len(c) for label, c in state["crops"].items()},
+            "saved": saved,
+            "error": vision_of().profile_error,
+        }
+    )
+
+
+@bp.post("/enrol/capture")
+@referee_required
+def enrol_capture():
+    """Read the cards under the camera (one, or a whole colour spread out) and propose labels."""
+    from scanner.read.adapt import card_image
+
+    camera = vision_of().camera
+    frame = camera.latest() if camera is not None else None
+    if frame is None:
+        return jsonify(
+            {"error": "no_picture", "message": "the enrolment wizard needs a camera picture"}
+        ), 409  # (a state, not a server fault)
+    scanner = vision_of().scanner()
+    if scanner is None:
+        return jsonify(
+            {"error": "no_scanner", "message": "the recognition models are not installed"}
+        ), 409  # (a state, not a server fault)
+    result = vision_of().run(scanner.scan, frame)
+    if not result.cards:
+        return jsonify({"error": "no_card", "message": "no card seen: lay the cards face up, apart"}), 422
+    vision_of().enrolment["last"] = vision_of().run(lambda: [card_image(frame, c.corners) for c in result.cards])
+    return jsonify(
+        {
+            "cards": [
+                {
+                    "index": i,
+                    "proposed": c.label,
+                    "confidence": round(c.confidence, 3),
+                    "next": [n for n, _ in c.candidates[1:3]],
+                    # the outline found, shown on the picture before the referee accepts it
+                    "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in c.corners],
+                }
+                for i, c in enumerate(result.cards)
+            ],
+            "size": [int(frame.shape[1]), int(frame.shape[0])],
+        }
+    )
+
+
+@bp.post("/enrol/confirm")
+@referee_required
+def enrol_confirm():
+    """The referee's labels for the cards just read (corrected where the proposal was wrong)."""
+    from scanner.labels import LABELS
+
+    data = json_body()
+    labels = data.get("labels") if isinstance(data, dict) else None
+    state = vision_of().enrolment
+    if not isinstance(labels, list) or len(labels) != len(state["last"]):
+        abort(400, description=f"send {{labels: [...]}} with one label per card read ({len(state['last'])})")
+    for i, label in enumerate(labels):
+        if label is not None and label not in LABELS:
+            abort(400, description=f"labels[{i}]: {label!r} is not a card label")
+    for crop, label in zip(state["last"], labels):
+        if label is not None:  # None: leave this card out
+            state["crops"].setdefault(label, []).append(crop)
+    state["last"] = []
+    return jsonify({"pending": {label: len(c) for label, c in state["crops"].items()}})
+
+
+@bp.post("/enrol/save")
+@referee_required
+def enrol_save():
+    """Build the deck profile from the confirmed cards and use it from now on."""
+    from scanner.read.profile import enrol_cards
+
+    state = vision_of().enrolment
+    if not state["crops"]:
+        abort(409, description="no confirmed card yet: read and confirm some cards first")
+    scanner = vision_of().scanner()
+    deck = optional_object().get("deck", "dashboard")
+    if not isinstance(deck, str) or len(deck) > 80:
+        abort(400, description="deck must be a name of at most 80 characters")
+    profile = enrol_cards(scanner.classifier, state["crops"], deck=deck)
+    profile.save(Path(current_app.config["PROFILE"]))
+    state["crops"] = {}
+    vision_of().forget_scanner()  # the next scan uses the profile
+    return jsonify({"labels": len(profile.enrolled), "missing": len(profile.missing)})
