@@ -13,7 +13,8 @@ from werkzeug.exceptions import HTTPException
 from ..storage import open_storage
 from .auth import LoginThrottle, SessionGeneration
 from .checks import BoundedInt
-from .service import Hub, MatchService, ServiceError
+from .live import Hub, ServiceError
+from .service import MatchService
 from .vision import Vision
 
 

@@ -13,7 +13,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, TypeVar
 
-from .service import LiveMatch
+from .live import LiveMatch
 
 T = TypeVar("T")
 
