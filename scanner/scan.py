@@ -47,6 +47,7 @@ class ScanSettings:
     beside_tweak_pile: float = 1.7  # the deck without a mat: the T! pile beside it (card lengths) ...
     tweak_pile_bonus: float = 3.0  # ... is worth this much nearness
     middle_weight: float = 2.0  # the frame's middle counts this much more than the centre cards' middle
+    second_look_enrolled: bool = False  # the second look with a deck profile (it read worse there: RESULTS)
 
 
 SETTINGS = ScanSettings()
@@ -139,7 +140,8 @@ class Scanner:
         weak = [
             d.weak and not (_accepted(p) and p.confidence >= SETTINGS.sure) for d, p in zip(detections, predictions)
         ]
-        detections, predictions = self._second_look(source, detections, predictions, pile)
+        if self.profile is None or SETTINGS.second_look_enrolled:
+            detections, predictions = self._second_look(source, detections, predictions, pile)
         keep = [
             not (i < len(weak) and weak[i]) or (_accepted(p) and p.confidence >= SETTINGS.sure)
             for i, p in enumerate(predictions)
