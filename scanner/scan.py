@@ -47,7 +47,7 @@ class ScanSettings:
     beside_tweak_pile: float = 1.7  # the deck without a mat: the T! pile beside it (card lengths) ...
     tweak_pile_bonus: float = 3.0  # ... is worth this much nearness
     middle_weight: float = 2.0  # the frame's middle counts this much more than the centre cards' middle
-    second_look_enrolled: bool = False  # the second look with a deck profile (it read worse there: RESULTS)
+    second_look_enrolled: bool = True  # the second look with a deck profile too (evidence mixed: RESULTS)
 
 
 SETTINGS = ScanSettings()
