@@ -61,5 +61,5 @@ class TableFollower:
                 return Still(None, settled=True, waited_ms=waited)
             return None
         # a deck profile doubts its readings under its own bar (Scanner.doubt_below)
-        view = self._seating.view(now, state.cards, getattr(scanner, "doubt_below", None))
+        view = self._seating.view(now, state.cards, getattr(scanner, "doubt_below", None), state.target)
         return Still(view, waited_ms=waited)

@@ -98,9 +98,13 @@ class Seating:
         step = 360 / self.players
         return int(round(((angle - 90) % 360) / step)) % self.players
 
-    def view(self, time: float, cards: Sequence[Any], doubt_below: float | None = None) -> TableView:
-        """``cards``: objects with ``label``, ``corners`` (4x2), ``confidence`` and optional ``candidates``;
-        ``doubt_below``: the reader's own bar for a doubtful reading (``Scanner.doubt_below``)."""
+    def view(
+        self, time: float, cards: Sequence[Any], doubt_below: float | None = None, target: int | None = None
+    ) -> TableView:
+        """``cards``: objects with ``label``, ``corners`` (4x2), ``confidence`` and optional ``candidates``
+        and ``zone``; ``doubt_below``: the reader's own bar for a doubtful reading (``Scanner.doubt_below``);
+        ``target``: the scanner's target (the tracker's vote), used where it read one."""
+        scanned_target = target
         cards = _clean(cards)
         centres = [np.asarray(c.corners, np.float64).reshape(4, 2).mean(axis=0) for c in cards]
         if self.card_length is None and cards:
@@ -125,6 +129,8 @@ class Seating:
                     target, empty = 7, True
                 else:
                     target = int(top.label.split("-")[1])
+        if scanned_target is not None and not empty:
+            target = scanned_target  # (the scanner's own choice of the deck, not decided twice)
         held = [Counter() for _ in range(self.players)]
         used = [0] * self.players
         centre: list[SeenCard] = []
@@ -158,6 +164,9 @@ class Seating:
         return TableView(time, centre, target, empty, held, used, confidence, tweaks, length, given, doubt_below)
 
     def _in_centre(self, card: Any) -> bool:
+        zone = getattr(card, "zone", None)  # the scanner's zone for the card, where it knows one
+        if zone is not None:
+            return zone == "centre"
         return self.zones is None or self.zones.zone_of(card.corners, self.frame_size) == "centre"
 
 
