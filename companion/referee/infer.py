@@ -82,12 +82,12 @@ class Referee:
         colours: Sequence[Colour] | None = None,
         edition: Edition = Edition.CLASSIC,
         answer: Answer | None = None,
-        doubt_below: float | None = None,
     ) -> None:
         self.players = list(players)
         # a reading less sure than this is doubted: the move that uses it is asked. The shipped
-        # network's readings use LOW_CONFIDENCE; a deck profile's its own bar (Scanner.doubt_below)
-        self.doubt_below = LOW_CONFIDENCE if doubt_below is None else doubt_below
+        # network's readings use LOW_CONFIDENCE; a deck profile sets its own through the views
+        # (TableView.doubt_below, from Scanner.doubt_below)
+        self.doubt_below = LOW_CONFIDENCE
         self.dealer = dealer
         self.colours = list(colours) if colours is not None else None
         self.edition = edition

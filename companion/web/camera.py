@@ -10,27 +10,12 @@ import contextlib
 import logging
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, TypeVar
+from typing import Any
 
 from .live import LiveMatch
 
-T = TypeVar("T")
-
 log = logging.getLogger(__name__)
 _lock = threading.Lock()
-
-
-class VisionWorker:
-    """One thread for the picture work that requests ask for (render, scan, draw, encode). The
-    server's threads are many (one a live phone), and OpenCV keeps memory for each thread that
-    draws: about 6 MB more for every new thread that rendered a picture, so up to a gigabyte."""
-
-    def __init__(self) -> None:
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="vision")
-
-    def run(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        return self._pool.submit(work, *args, **kwargs).result()
 
 
 def table_state(live: LiveMatch):

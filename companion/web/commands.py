@@ -16,7 +16,7 @@ REFEREE_THREADS = 16
 def bound_malloc() -> bool:
     """glibc keeps big freed buffers (camera pictures) in its heaps instead of handing them back,
     one heap a thread: a fixed mmap threshold and two heaps keep the server ~50 MiB smaller
-    (``benchmarks/phones.py``; the picture work itself runs on one thread, ``camera.VisionWorker``).
+    (``benchmarks/phones.py``; the picture work itself runs on one thread, ``vision.Vision.run``).
     Call it before any thread starts; False where the C library is not glibc."""
     import ctypes
 

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import logging
 import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, TypeVar
 
 from flask import Flask, current_app
-
-from .camera import VisionWorker
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -21,7 +20,9 @@ _UNLOADED = object()
 class Vision:
     def __init__(self, config: Any) -> None:
         self.config = config  # the app's: CALIBRATION and PROFILE, the saved calibration and deck profile
-        self.worker = VisionWorker()
+        # one thread for all picture work (render, scan, draw, encode): the server's threads are
+        # many (one a live phone), and OpenCV keeps ~6 MB for each thread that draws
+        self._worker = ThreadPoolExecutor(1, thread_name_prefix="vision")
         self.camera: Any = None  # the real camera (camera.CameraService), when one is attached
         self.table: Any = None  # its referee (table.TableReferee)
         self.profile_error: str | None = None  # why the saved profile could not be used
@@ -32,8 +33,8 @@ class Vision:
         self._scanner: Any = _UNLOADED
 
     def run(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Picture work, on the one vision thread (``camera.VisionWorker``)."""
-        return self.worker.run(work, *args, **kwargs)
+        """Picture work, on the one vision thread."""
+        return self._worker.submit(work, *args, **kwargs).result()
 
     def scanner(self) -> Any:
         """The scanner with the shipped models, the saved calibration and deck profile, loaded
