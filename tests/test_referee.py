@@ -375,3 +375,25 @@ def test_a_t_card_read_in_doubt_makes_its_move_a_question() -> None:
     assert used, "the round has a T! card used"
     assert all(e.data["asked"] for e in used)
     assert not any(e.data["asked"] for e in moves if e.readings[0].observed.turn.tweak is None)
+
+
+def test_seating_takes_the_scanners_target_and_zones() -> None:
+    """The view's target is the scanner's (the tracker's vote) where it read one, and a card the
+    scanner placed outside the centre zone is not a centre card; without them, seating decides."""
+    import numpy as np
+
+    from companion.referee.view import Seating
+    from scanner.track import TrackedCard
+
+    def card(label: str, x: float, zone: str | None) -> TrackedCard:
+        quad = np.array([[x, 300], [x + 60, 300], [x + 60, 385], [x, 385]], np.float32)
+        return TrackedCard(label, quad, 0.99, zone, 3)
+
+    cards = [card("back-8", 610, None), card("red-2", 400, "centre"), card("green-3", 900, "seat-1")]
+    seating = Seating(2, (1280, 720))
+    mine = seating.view(0.0, cards)
+    assert mine.target == 8 and {s.card.name for s in mine.centre} == {"red-2"}
+    scanned = Seating(2, (1280, 720)).view(0.0, cards, target=9)
+    assert scanned.target == 9
+    unzoned = [card("back-8", 610, None), card("red-2", 400, None), card("green-3", 900, None)]
+    assert {s.card.name for s in Seating(2, (1280, 720)).view(0.0, unzoned).centre} == {"red-2", "green-3"}
