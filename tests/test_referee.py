@@ -15,6 +15,7 @@ from companion.engine import Card, Colour, Edition, TweakKind
 from companion.engine.record import replay
 from companion.engine.setup import deal, default_colours
 from companion.engine.state import Discard, Round, Sum, Turn, UseShifter
+from companion.referee.camera_round import CameraRound
 from companion.referee.evaluate import same_turn
 from companion.referee.infer import Referee
 from companion.referee.observed import ObservedRound, ObservedTurn
@@ -397,3 +398,26 @@ def test_seating_takes_the_scanners_target_and_zones() -> None:
     assert scanned.target == 9
     unzoned = [card("back-8", 610, None), card("red-2", 400, None), card("green-3", 900, None)]
     assert {s.card.name for s in Seating(2, (1280, 720)).view(0.0, unzoned).centre} == {"red-2", "green-3"}
+
+
+def test_a_camera_round_records_each_move_and_takes_the_referees_hand() -> None:
+    """The dashboard's camera round: every move the camera infers comes with its log entry, and
+    a move undone and tapped in again by hand ends the round with the same scores."""
+    virtual = play_round(NAMES[:3], 1, 7)
+    camera_round = CameraRound(NAMES[:3], 1, default_colours(3), Edition.CLASSIC)
+    outcomes = [o for view in perfect_views(virtual) for _, o in camera_round.see(view)]
+    outcomes += [o for _, o in camera_round.settle(ended=True)]
+    entries = [o.entry for o in outcomes if o.entry is not None]
+    assert entries[0]["kind"] == "seen_deal"
+    turns = [e for e in entries if e["kind"] == "turn"]
+    truth = virtual.truth.history
+    assert [e["player"] for e in turns] == [NAMES[t.player] for t in truth]
+    assert [o.number for o in outcomes if o.number is not None] == list(range(1, len(truth) + 1))
+    assert camera_round.is_over() and camera_round.seen.scores() == virtual.truth.scores()
+    assert camera_round.undo() == {"kind": "undo", "player": NAMES[truth[-1].player]}
+    assert not camera_round.is_over()
+    again = camera_round.play(truth[-1])
+    assert again["source"] == "referee" and again["player"] == NAMES[truth[-1].player]
+    assert camera_round.is_over() and camera_round.seen.scores() == virtual.truth.scores()
+    # the move inference follows the hand-made change: it sees the round as it now is
+    assert camera_round.referee.seen is camera_round.seen and camera_round.referee.seen.round.is_over()

@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 from ..engine.cards import Card, Colour
 from ..engine.record import Replayer, dumps
 from ..engine.state import Round
-from ..referee.infer import Referee
+from ..referee.camera_round import CameraRound
 from ..referee.observed import ObservedRound
 
 MAX_LOG = 30
@@ -47,25 +47,28 @@ class LiveMatch:
     commits: list[tuple[int, dict, dict]] = field(default_factory=list)  # (lines before, waiting, snapshot)
     note: str | None = None  # what the camera referee waits for
     asking: dict | None = None  # a question whose move is being recorded
-    _seen: ObservedRound | None = None
-    referee: Referee | None = None  # move inference for the camera round (not stored: rebuilt)
+    _camera_round: CameraRound | None = None  # the camera round in memory (rebuilt from ``snapshot``)
     damage: str | None = None  # a stored event that could not be replayed (the match is read-only)
 
     @property
-    def seen(self) -> ObservedRound | None:
-        """The camera round in play, rebuilt from its snapshot when needed (after a restart)."""
-        if self._seen is None and self.waiting is not None and self.snapshot is not None:
+    def camera_round(self) -> CameraRound | None:
+        """The camera round in play, rebuilt from its last snapshot when needed (after a restart)."""
+        if self._camera_round is None and self.waiting is not None:
             players = self.match.players
             colours = [Colour(c) for c in self.waiting["colours"]]
             dealer = players.index(self.waiting["dealer"])
-            self._seen = ObservedRound.from_snapshot(self.snapshot, players, dealer, colours, self.match.edition)
-        return self._seen
+            self._camera_round = CameraRound.from_snapshot(self.snapshot, players, dealer, colours, self.match.edition)
+        return self._camera_round
 
-    def set_seen(self, seen: ObservedRound | None, referee: Referee | None = None) -> None:
-        """The camera round in play (and the move inference following it, which starts afresh
-        unless it is the one that saw the deal)."""
-        self._seen = seen
-        self.referee = referee
+    @property
+    def seen(self) -> ObservedRound | None:
+        """What was seen of the camera round in play (None until its deal is seen)."""
+        camera_round = self.camera_round
+        return None if camera_round is None else camera_round.seen
+
+    def forget_round(self) -> None:
+        """The camera round in memory no longer matches the stored events: rebuilt when needed."""
+        self._camera_round = None
 
     @property
     def match(self):
@@ -104,11 +107,11 @@ class LiveMatch:
             self.camera = bool(body.get("camera"))
         elif kind == "seen_round":  # a camera round: dealt at the table, seen by the camera
             self.waiting, self.snapshot, self.questions, self.note = body, None, [], None
-            self.set_seen(None)
+            self.forget_round()
             self._log({"seq": seq, "kind": "round", "round": body["round"], "dealer": body["dealer"]})
         elif kind == "seen":
             if not live_seen:  # replayed from storage: rebuilt when needed
-                self.set_seen(None)
+                self.forget_round()
             self.snapshot = body["snapshot"]
             if body.get("entry"):
                 self._log({"seq": seq, **body["entry"]})
@@ -125,10 +128,10 @@ class LiveMatch:
                 self.replayer.feed(dumps(line))
                 self.lines.append(line)
             self.waiting, self.snapshot = None, None
-            self.set_seen(None)
+            self.forget_round()
         elif kind == "reopen":  # undo after a camera round was scored: it is in play again
             before, self.waiting, self.snapshot = self.commits.pop()
-            self.set_seen(None)
+            self.forget_round()
             kept = self.lines[:before]
             self.replayer, self.lines = Replayer(), []
             for line in kept:
