@@ -42,7 +42,7 @@ def test_enrol_command_writes_a_versioned_profile(deck, tmp_path, capsys) -> Non
     data = json.loads(out.read_text())
     assert data["tweak_profile"] == 2
     assert data["model"]["version"] == CardClassifier().version
-    assert sorted(data["photos"]) == sorted(LABELS)
+    assert data["photos"] == {label: 1 for label in LABELS}  # photos, not the outlines cut from them
     assert len(data["missing"]) == 46 - len(LABELS)
     assert 1.3 < data["aspect"] < 1.5  # TWEAK cards are 88 x 63 mm: 1.40
     reader = data["reader"]
@@ -139,6 +139,29 @@ def test_an_enrolment_photo_of_a_busy_card_gives_exactly_one_card() -> None:
         assert corners is not None, problem
         assert quad_iou(corners, truth) > 0.7  # the card (its numeral box: 0.2), outlined a little off at worst
     assert parts_seen  # the parts were there to be mistaken for cards
+
+
+def test_an_enrolment_photo_gives_each_ways_outline_of_its_one_card() -> None:
+    """The card is learned as each way of finding it cuts it (each errs its own way on the table
+    too): the chosen outline first, then the other ways' outlines of the same card, none twice."""
+    from scanner.labels import LABELS as ALL_LABELS
+    from scanner.metrics import quad_iou
+    from scanner.read.profile import card_outlines, single_card
+    from scanner.train.enrol_eval import card_photo_and_corners
+
+    scanner = load_scanner()
+    pips = family_deck("pips", 1)  # white cards, light tables: the ways disagree on some photos
+    more = 0
+    for label in ("red-2", "yellow-4", "back-9"):
+        photo, truth = card_photo_and_corners(label, pips, 7_000_100 + ALL_LABELS.index(label))
+        outlines, problem = card_outlines(photo, scanner.finder)
+        chosen, _ = single_card(photo, scanner.finder)
+        assert outlines and problem == "" and np.array_equal(outlines[0], chosen)
+        for k, quad in enumerate(outlines[1:], 1):
+            assert quad_iou(quad, outlines[0]) >= 0.6 and quad_iou(quad, truth) > 0.5  # the same card
+            assert all(quad_iou(quad, other) < 0.95 for other in outlines[:k])  # not one outline twice
+        more += len(outlines) > 1
+    assert more  # the ways did not all agree to the pixel
 
 
 def test_two_cards_in_an_enrolment_photo_are_named() -> None:

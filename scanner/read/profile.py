@@ -41,6 +41,7 @@ from scanner.read.adapt import SETTINGS, LinearDiscriminant, crop_features, fit_
 PROFILE_VERSION = 2
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 MAT_PART_AREA = 4.0  # an outline larger than this many of the mat's markers is the mat's, not a card
+ENROL_SAME_OUTLINE = 0.95  # outlines of one photo this alike are one outline
 TURNED = "/turned"
 NONE = "none"
 
@@ -262,11 +263,13 @@ def enrol_cards(
     aspect: float | None = None,
     progress: Any = None,
     settings: Any = SETTINGS,
+    photos: dict[str, int] | None = None,
 ) -> DeckProfile:
     """Learn the deck from flat card images (``adapt.card_image``, either way up): each is put the
     printed way up (the classifier's orientation), drawn on synthetic tables, cut out as the
     scanner would, and the reader fitted on those crops (``scanner.read.adapt``). ``progress(done,
-    total)`` is called as crops are made."""
+    total)`` is called as crops are made. ``photos``: how many photos each label's images came
+    from, where a photo gave more than one image (one per outline found)."""
     from scanner.read.adapt import training_set
 
     cards_by_label = {label: cards for label, cards in cards_by_label.items() if cards}
@@ -298,7 +301,7 @@ def enrol_cards(
         model_fingerprint(classifier.path),
         reader,
         classes,
-        {label: len(upright[label]) for label in enrolled},
+        {label: (photos or {}).get(label, len(upright[label])) for label in enrolled},
         aspect,
         float(np.mean(read_right)) if read_right else 1.0,
         deck,
@@ -317,15 +320,17 @@ def _as_crop(card: np.ndarray, classifier: Any) -> np.ndarray:
 
 
 def enrol_folder(folder: Path, scanner: Any, deck: str = "", progress: Any = None) -> EnrolReport:
-    """``tweak enrol``: the one card of each photo (its dominant card-shaped outline,
-    ``single_card``), cropped, then the deck learned from the crops (``enrol_crops``)."""
+    """``tweak enrol``: the one card of each photo (its dominant card-shaped place,
+    ``card_outlines``), cut at each way's outline of it: the scanner's ways will err the same way
+    on the table, so the deck is learned as each of them sees it (``enrol_cards``)."""
     import cv2
 
     from scanner.read.adapt import card_image
 
     started = time.perf_counter()
     by_label = photos_in(folder)
-    cards: dict[str, list[np.ndarray]] = {}
+    cards: dict[str, list[np.ndarray]] = {}  # each photo's card cut at each outline found of it
+    photos: dict[str, int] = {}
     refused: list[str] = []
     aspects: list[float] = []
     used = 0
@@ -335,29 +340,38 @@ def enrol_folder(folder: Path, scanner: Any, deck: str = "", progress: Any = Non
             if frame is None:
                 refused.append(f"{path}: cannot be read as an image")
                 continue
-            corners, problem = single_card(frame, scanner.finder)
-            if corners is None:
+            outlines, problem = card_outlines(frame, scanner.finder)
+            if not outlines:
                 refused.append(f"{path}: {problem}")
                 continue
-            cards.setdefault(label, []).append(card_image(frame, corners))
-            aspects.append(aspect_ratio(corners))
+            cards.setdefault(label, []).extend(card_image(frame, corners) for corners in outlines)
+            photos[label] = photos.get(label, 0) + 1
+            aspects.append(aspect_ratio(outlines[0]))
             used += 1
     if not cards:
         return EnrolReport(None, 0, refused, time.perf_counter() - started)
     aspect = float(np.median(aspects))
-    profile = enrol_cards(scanner.classifier, cards, deck, aspect, progress)
+    profile = enrol_cards(scanner.classifier, cards, deck, aspect, progress, photos=photos)
     profile.problems = refused
     return EnrolReport(profile, used, refused, time.perf_counter() - started)
 
 
 def single_card(frame: np.ndarray, finder: Any = None) -> tuple[np.ndarray | None, str]:
+    """The one card of an enrolment photo (``card_outlines``' first outline), or (None, what was
+    seen)."""
+    outlines, problem = card_outlines(frame, finder)
+    return (outlines[0] if outlines else None), problem
+
+
+def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarray], str]:
     """The one card of an enrolment photo, found three ways that fail differently: the classical
     outlines (no art assumed, but a table's edge or shadow can look like a big card), the region
     standing out from the table around it (``detect.dominant_outline``), and the finder's cards
     (sure on known art, parts of cards on another). Quads of one place are grouped; the place most
     ways agree on is the card (then the larger), its outline the classical one where there is one.
     Smaller quads inside it are its parts (an index, a numeral's box, a checked border). Returns
-    (corners, "") or (None, what was seen)."""
+    the card's outlines, the chosen one first and then the other ways' outlines of the same place
+    (each way errs its own way, as it will on the table), or ([], what was seen)."""
     from scanner.find.detect import SETTINGS as OUTLINES
     from scanner.find.detect import detect_cards, dominant_outline, map_support
     from scanner.metrics import quad_iou
@@ -372,7 +386,7 @@ def single_card(frame: np.ndarray, finder: Any = None) -> tuple[np.ndarray | Non
         found += [(2, d.corners) for d in cards]
     found = _off_the_mat(frame, found)
     if not found:
-        return None, "no card-shaped outline found: photograph one card, whole, on a plain table"
+        return [], "no card-shaped outline found: photograph one card, whole, on a plain table"
     places: list[list[tuple[int, np.ndarray]]] = []
     for way, quad in sorted(found, key=lambda f: f[0]):
         for place in places:
@@ -398,11 +412,22 @@ def single_card(frame: np.ndarray, finder: Any = None) -> tuple[np.ndarray | Non
         if ways(p) >= ways(places[0]) and _area(p[0][1]) >= 0.5 * _area(best) and contained_share(best, p[0][1]) < 0.5
     ]
     if rivals:
-        return None, (
+        return [], (
             f"{1 + len(rivals)} card-shaped outlines found, a photo must show exactly one card"
             + (" (on a plain surface: a checked cloth's squares look like cards)" if len(rivals) > 2 else "")
         )
-    return best, ""
+    others = [quad for way, quad in sorted(places[0], key=lambda wq: wq[0])[1:]]
+    return [best] + _distinct(others, best), ""
+
+
+def _distinct(quads: list[np.ndarray], first: np.ndarray) -> list[np.ndarray]:
+    from scanner.metrics import quad_iou
+
+    kept = [first]
+    for quad in quads:
+        if all(quad_iou(quad, k) < ENROL_SAME_OUTLINE for k in kept):
+            kept.append(quad)
+    return kept[1:]
 
 
 def _off_the_mat(frame: np.ndarray, found: list[tuple[int, np.ndarray]]) -> list[tuple[int, np.ndarray]]:

@@ -26,13 +26,19 @@ MAX_OCCLUDED = 0.25
 
 def card_photo(label: str, style: Any, seed: int) -> np.ndarray:
     """One card on a table, anywhere, at any angle, in everyday light (an enrolment photo)."""
+    return card_photo_and_corners(label, style, seed)[0]
+
+
+def card_photo_and_corners(label: str, style: Any, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``card_photo``, and the card's true corners in it."""
     from scanner.synth.table import PlacedCard, Scene, draw_scene, random_conditions
 
     rng = random.Random(seed)
     scene = Scene((1000.0, 580.0))
     scene.cards.append(PlacedCard(label, (rng.uniform(250, 750), rng.uniform(150, 430)), rng.uniform(0, 360), "centre"))
     cond = random_conditions(rng, harsh=False)
-    return draw_scene(scene, cond, style, rng, seed).image
+    rendered = draw_scene(scene, cond, style, rng, seed)
+    return rendered.image, np.array(rendered.truth["cards"][0]["corners"], np.float32)
 
 
 def table_crops(style: Any, scenes: int, first: int) -> tuple[list[np.ndarray], list[str]]:
