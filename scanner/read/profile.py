@@ -470,7 +470,7 @@ def progress_bar(done: int, total: int, out: Any = None) -> None:
     out = out or sys.stderr
     width = 30
     filled = int(width * done / max(total, 1))
-    out.write(f"\rlearning the deck [{'#' * filled}{'.' * (width - filled)}] {done}/{total} photos")
+    out.write(f"\rlearning the deck [{'#' * filled}{'.' * (width - filled)}] {done}/{total} crops")
     if done >= total:
         out.write("\n")
     out.flush()
