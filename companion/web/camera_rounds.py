@@ -78,20 +78,13 @@ class CameraRounds:
             lines = [json.loads(line) for line in camera_round.record_lines(live.waiting["round"])]
             self._append(live, "commit", {"lines": lines})
 
-    def _round_in_play(self, live: LiveMatch, deal_needed: str) -> CameraRound:
-        """The camera round in play whose deal was seen, or a 409 saying what is needed."""
-        camera_round = live.camera_round if live.waiting is not None else None
+    def _play_seen(self, live: LiveMatch, data: Any) -> dict[str, Any]:
+        """A move tapped in by the referee in a camera round (one the camera missed or refused)."""
+        camera_round = live.camera_round  # (None once the round is over and scored)
         if camera_round is None:
             raise ServiceError(409, "the round is over: start the next round (RULES R5.1)")
         if camera_round.seen is None:
-            raise ServiceError(409, deal_needed)
-        return camera_round
-
-    def _play_seen(self, live: LiveMatch, data: Any) -> dict[str, Any]:
-        """A move tapped in by the referee in a camera round (one the camera missed or refused)."""
-        camera_round = self._round_in_play(
-            live, "the camera has not seen the deal yet: 2 cards face up in the centre (R2.4)"
-        )
+            raise ServiceError(409, "the camera has not seen the deal yet: 2 cards face up in the centre (R2.4)")
         turn = self._turn_from_request(live, data, camera_round.seen.round, hidden=True)
         try:
             entry = camera_round.play(turn)
@@ -143,7 +136,7 @@ class CameraRounds:
         with self._lock:
             live = self.get(match_id)
             camera_round = self._camera_round(live)
-            if live.waiting is None or camera_round is None or camera_round.seen is None:
+            if camera_round is None or camera_round.seen is None:
                 raise ServiceError(409, "only a camera round in play takes a target")
             self._seen_changed(live, camera_round, camera_round.set_target(target_field(target)))
 
@@ -156,7 +149,7 @@ class CameraRounds:
                 raise ServiceError(409, "only a camera match's table is corrected: undo and tap the move")
             if live.waiting is None and live.commits:
                 self._reopen(live)
-            camera_round = live.camera_round if live.waiting is not None else None
+            camera_round = live.camera_round
             if camera_round is None or camera_round.seen is None:
                 raise ServiceError(409, "no round in play")
             card, really = card_field(shown, "shown"), card_field(actual, "actual")
@@ -181,7 +174,7 @@ class CameraRounds:
                 raise ServiceError(400, f"reading must be 0 to {len(question['readings']) - 1}")
             if live.waiting is None and live.commits:
                 self._reopen(live)  # the question is about the round just scored
-            camera_round = live.camera_round if live.waiting is not None else None
+            camera_round = live.camera_round
             index = question["turn"] - 1
             if camera_round is None or camera_round.seen is None or index >= len(camera_round.seen.turns):
                 raise ServiceError(409, "that move was undone: enter it again")

@@ -53,7 +53,9 @@ class LiveMatch:
     @property
     def camera_round(self) -> CameraRound | None:
         """The camera round in play, rebuilt from its last snapshot when needed (after a restart)."""
-        if self._camera_round is None and self.waiting is not None:
+        if self.waiting is None:
+            return None
+        if self._camera_round is None:
             players = self.match.players
             colours = [Colour(c) for c in self.waiting["colours"]]
             dealer = players.index(self.waiting["dealer"])

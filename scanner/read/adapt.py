@@ -49,6 +49,8 @@ class AdaptSettings:
     #: a profile's reading less sure than this is doubted (the referee asks): the bar above which
     #: the tuning families' enrolled readings were right on their tables (benchmarks/profile_confidence.py)
     sure_confidence: float = 0.999
+    #: an enrolment photo's card is cut at each way's outline of it; outlines this alike (IoU) are one
+    same_outline: float = 0.95
     seed: int = 0
 
 

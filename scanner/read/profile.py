@@ -41,7 +41,6 @@ from scanner.read.adapt import SETTINGS, LinearDiscriminant, crop_features, fit_
 PROFILE_VERSION = 2
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 MAT_PART_AREA = 4.0  # an outline larger than this many of the mat's markers is the mat's, not a card
-ENROL_SAME_OUTLINE = 0.95  # outlines of one photo this alike are one outline
 TURNED = "/turned"
 NONE = "none"
 
@@ -416,18 +415,11 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
             f"{1 + len(rivals)} card-shaped outlines found, a photo must show exactly one card"
             + (" (on a plain surface: a checked cloth's squares look like cards)" if len(rivals) > 2 else "")
         )
-    others = [quad for way, quad in sorted(places[0], key=lambda wq: wq[0])[1:]]
-    return [best] + _distinct(others, best), ""
-
-
-def _distinct(quads: list[np.ndarray], first: np.ndarray) -> list[np.ndarray]:
-    from scanner.metrics import quad_iou
-
-    kept = [first]
-    for quad in quads:
-        if all(quad_iou(quad, k) < ENROL_SAME_OUTLINE for k in kept):
+    kept: list[np.ndarray] = []  # the place's outlines in the ways' order: the chosen one first
+    for _, quad in places[0]:
+        if all(quad_iou(quad, k) < SETTINGS.same_outline for k in kept):
             kept.append(quad)
-    return kept[1:]
+    return kept, ""
 
 
 def _off_the_mat(frame: np.ndarray, found: list[tuple[int, np.ndarray]]) -> list[tuple[int, np.ndarray]]:
