@@ -316,6 +316,30 @@ def test_two_cards_first_seen_together_are_asked_about_not_ordered_by_guess() ->
     assert sorted(r["discard"] for r in question.data["readings"]) == ["orange-1", "purple-1"]
 
 
+@pytest.mark.parametrize("drawn_view", ["missing the discard", "none"])
+def test_a_discard_takes_the_target_the_discarder_drew_even_when_no_view_showed_it_clearly(drawn_view) -> None:
+    """Ben discards orange-5 and draws (the target goes 9 -> 6, R3.1), but the camera never sees
+    orange-5 lying alone under the new target: either that view misses orange-5, or Ana has
+    already laid her card. Ana's sum 1 + 5 = 6 is then checked against 6, not the stale 9."""
+    red2, green3, orange5, yellow1 = (
+        Card(Colour.RED, 2),
+        Card(Colour.GREEN, 3),
+        Card(Colour.ORANGE, 5),
+        Card(Colour.YELLOW, 1),
+    )
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_view(0, [red2, green3], target=9))
+    referee.see(_view(1, [red2, green3, orange5], target=9))  # Ben lays orange-5, before drawing
+    if drawn_view == "missing the discard":
+        assert referee.see(_view(2, [red2, green3], target=6)) == []  # one view could be a card missed
+    events = referee.see(_view(3, [red2, green3, orange5, yellow1], target=6))  # Ana lays yellow-1
+    assert [(e.kind, e.data.get("discard")) for e in events] == [("move", "orange-5")]
+    events = referee.see(_view(4, [red2, green3], target=8))  # ... and takes orange-5 with it
+    moves = [e.data for e in events if e.kind == "move"]
+    assert [(m["turn"], m["sum"]) for m in moves] == [("Ana", {"hand": "yellow-1", "take": ["orange-5"]})]
+    assert not moves[0]["asked"]
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_t_cards_won_unseen_are_known_at_their_use(seed: int) -> None:
     """A T! card whose face was not seen when it was won is a guess from the pile's order; its use

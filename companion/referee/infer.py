@@ -219,6 +219,8 @@ class Referee:
                     return
                 pending.arrivals, pending.refusal = saved
             self._refuse_if_lasting(events)
+            if view.target is not None:  # a card missed in this view: the target it shows still holds
+                pending.last_target = view.target
             return
         pending.refusal = None
         if view.target is not None and pending.flip is None:
@@ -241,7 +243,10 @@ class Referee:
                 # before (laid any time since): which one was this turn's is not known, so ask
                 unsure = list(dict.fromkeys(arrivals[expected:]))
             pending.arrivals = arrivals[: expected + 1]
-            self._commit_discard(events, pending.last_target, unsure)
+            # the next player is playing, so the discarder has drawn: the target shown now is the
+            # one after the discard (R3.1), even if no view showed it while the discard lay alone
+            after = view.target if view.target is not None else pending.last_target
+            self._commit_discard(events, after, unsure)
             self._see(view, events, depth + 1)
             return
         pending.arrivals = arrivals
