@@ -40,6 +40,7 @@ class ScanSettings:
     )
     relabel_fit_floor: float = 0.5  # a new outline that relabels a card must fit the edges this share as well
     no_card_doubt: float = 0.5  # a quad first read as no card counts at most this sure of it
+    cut_part_area: float = 0.75  # a part cut out of a rejected quad has at least this share of a typical card's area
     two_cards: float = 1.4  # an outline this many times a card's area holds two touching cards
     overlapping_fit: float = 0.25  # nested quads within this (log long side) of the typical card ...
     overlapping_iou: float = 0.5  # ... and overlapping under this IoU are two cards on each other
@@ -665,6 +666,10 @@ def _cuts(corners: np.ndarray, typical: tuple[float, float] | None = None) -> li
         part = sorted((long_side / k, short_side))
         if typical is not None:
             if not (0.75 < part[0] / typical[0] < 1.3 and 0.75 < part[1] / typical[1] < 1.3):
+                continue
+            # (each side may be a little short, but not both: a card a little larger than the
+            # frame's usual one, cut in two, would give two halves of a card's shape)
+            if k > 1 and part[0] * part[1] < SETTINGS.cut_part_area * typical[0] * typical[1]:
                 continue
         elif not 1.1 < part[1] / max(part[0], 1e-6) < 1.8:  # a card is 88/63 = 1.4
             continue

@@ -510,3 +510,19 @@ def test_a_card_read_surely_keeps_its_label_when_its_angle_is_doubted(frame: int
     pairs = match(cards, [c.corners for c in result.cards])
     assert len(pairs) == len(cards) >= 1
     assert [result.cards[j].label for _, j in pairs] == [label] * len(cards)
+
+
+def test_a_rejected_quad_is_cut_in_two_only_when_it_holds_two_cards() -> None:
+    """A quad the classifier rejects may be two touching cards found as one (cut it), but a
+    card a little larger than the frame's usual one is not two half-cards."""
+    from scanner.scan import _cuts
+
+    typical = (63.0, 88.0)  # the frame's usual card: short and long side
+
+    def rect(w: float, h: float) -> np.ndarray:
+        return np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+
+    pair = _cuts(rect(126, 88), typical)  # two cards side by side
+    assert [len(parts) for parts in pair] == [2]
+    larger = _cuts(rect(72, 105), typical)  # one card, 15-20 % larger
+    assert [len(parts) for parts in larger] == [1]

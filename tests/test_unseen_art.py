@@ -14,7 +14,7 @@ from scanner.read.adapt import SETTINGS, card_image
 from scanner.read.profile import enrol_cards, single_card
 from scanner.scan import load_scanner
 from scanner.synth.families import CHECK_FAMILIES, FAMILIES, TUNING_FAMILIES, deck
-from scanner.synth.table import draw_scene, random_conditions, random_scene
+from scanner.synth.table import draw_scene, random_conditions, random_scene, render_table
 from scanner.train.enrol_eval import card_photo
 
 
@@ -43,6 +43,33 @@ def test_two_cards_side_by_side_and_a_mat_are_not_one_card() -> None:
     cards = [Detection(box(100 + 120 * k, 100 + 200 * (k % 2), 100, 140), 0.9) for k in range(5)]
     mat = Detection(box(50, 50, 700, 500), 0.95)  # around five cards lying apart: the mat
     assert fuse_outlines(cards, [mat], prob, (1280, 720)) == cards
+
+
+def test_a_card_the_finder_found_in_overlapping_pieces_is_its_outline() -> None:
+    """A pale card on a pale table, found by the finder as two overlapping pieces, neither
+    fitting the card: the card's outline replaces them. A card lying on another, whose outline the
+    finder's quad fits, keeps both cards."""
+    prob = np.ones((72, 128), np.float32)
+    card = Detection(box(100, 100, 100, 140), 0.95)
+    pieces = [Detection(box(80, 100, 100, 105), 0.9), Detection(box(120, 135, 100, 105), 0.9)]
+    # (two more cards, found both ways, tell the frame's usual card: this one is not two side by side)
+    others = [Detection(box(400 + 150 * k, 100, 100, 140), 0.9) for k in range(2)]
+    outlines = [card, *(Detection(o.corners.copy(), 0.95) for o in others)]
+    fused = fuse_outlines([*pieces, *others], outlines, prob, (1280, 720))
+    assert [d.corners.tolist() for d in fused] == [q.corners.tolist() for q in (*others, card)]
+    assert fused[2].outlined
+    top, under = Detection(box(102, 101, 98, 138), 0.9), Detection(box(100, 170, 100, 140), 0.9)
+    assert fuse_outlines([top, under, *others], outlines, prob, (1280, 720)) == [top, under, *others]
+
+
+def test_pale_cards_on_a_pale_table_are_found_whole() -> None:
+    """A table of the pips family (white cards, a lavender cloth; no network trained on it) where
+    two cards were found in pieces or cut in two: each is found as one card."""
+    rendered = render_table(40_000_002, style=deck("pips", 1))
+    truth = {c["label"]: np.array(c["corners"]) for c in rendered.truth["cards"]}
+    found = [c.corners for c in load_scanner().scan(rendered.image).cards]
+    for label in ("yellow-4", "orange-2"):
+        assert max(quad_iou(truth[label], q) for q in found) > 0.8, label
 
 
 def test_a_family_of_art_never_used_in_training_is_found_and_read() -> None:

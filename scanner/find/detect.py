@@ -37,6 +37,8 @@ class OutlineSettings:
     card_aspect: tuple[float, ...] = (1.25, 1.8)  # a card's long / short side: TWEAK 1.40, bridge 1.56, tarot 1.75
     fuse_many: int = 5  # an outline holding this many of the finder's quads is a mat (a card's parts: 1-4)
     fuse_support: float = 0.1  # an outline counts where the finder sees card in a tenth of its inside (pieces will do)
+    fragment_inside: float = 0.6  # share of a finder's quad inside an outline for it to be a piece of that card
+    fragments_overlap: float = 0.2  # IoU at which two finder's quads in one outline are the same card found twice
 
 
 SETTINGS = OutlineSettings()
@@ -366,6 +368,7 @@ def fuse_outlines(
     if not outlines:
         return learned
     areas = [o.area for o in outlines]
+    learned = _fragments_to_outlines(learned, outlines)
     kept: list[Detection] = []
     claimed: set[int] = set()
     for d in learned:
@@ -389,6 +392,33 @@ def fuse_outlines(
             o.unseen = not seen[j]
             kept.append(o)
     return kept
+
+
+def _fragments_to_outlines(learned: list[Detection], outlines: list[Detection]) -> list[Detection]:
+    """The finder's quads that overlap each other inside one outline of a card's proportions,
+    none of them fitting it, are one card found piecewise (a pale card on a pale table, an art
+    whose printed halves look like cards): they give way to the outline (two cards side by side
+    do not overlap; a card's small parts are dropped by the caller anyway)."""
+    dropped: set[int] = set()
+    for o in outlines:
+        if not SETTINGS.card_aspect[0] <= aspect_ratio(o.corners) <= SETTINGS.card_aspect[1]:
+            continue
+        inside = [
+            i
+            for i, d in enumerate(learned)
+            if i not in dropped
+            and contained_share(o.corners, d.corners) > SETTINGS.fragment_inside
+            and quad_iou(d.corners, o.corners) < SETTINGS.fuse_same
+        ]
+        if len(inside) < 2:
+            continue
+        overlapping = all(
+            any(quad_iou(learned[i].corners, learned[j].corners) > SETTINGS.fragments_overlap for j in inside if j != i)
+            for i in inside
+        )
+        if overlapping:
+            dropped.update(inside)
+    return [d for i, d in enumerate(learned) if i not in dropped]
 
 
 def aspect_ratio(quad: np.ndarray) -> float:
