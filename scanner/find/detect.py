@@ -8,6 +8,7 @@ same size). Quads touching the frame's edge are cut cards and are not reported.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -117,7 +118,11 @@ def _quad_from_contour(contour: np.ndarray) -> tuple[np.ndarray, float] | None:
 
 
 def _shape_ok(quad: np.ndarray) -> bool:
-    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    # (plain float arithmetic: this runs on every contour of every edge map, and numpy's per-call
+    # cost on four points is most of its time)
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = quad.tolist()
+    edges = ((x1 - x0, y1 - y0), (x2 - x1, y2 - y1), (x3 - x2, y3 - y2), (x0 - x3, y0 - y3))
+    sides = [math.hypot(dx, dy) for dx, dy in edges]
     a, b = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
     ratio = max(a, b) / max(min(a, b), 1e-6)
     if not SETTINGS.aspect_range[0] <= ratio <= SETTINGS.aspect_range[1]:
@@ -129,24 +134,29 @@ def _shape_ok(quad: np.ndarray) -> bool:
     ):
         return False
     for i in range(4):
-        v1 = quad[i - 1] - quad[i]
-        v2 = quad[(i + 1) % 4] - quad[i]
-        cos = abs(float(np.dot(v1, v2)) / (np.linalg.norm(v1) * np.linalg.norm(v2) + 1e-6))
+        # at corner i: the side arriving (reversed) and the side leaving
+        (ax, ay), (bx, by) = edges[i - 1], edges[i]
+        cos = abs(-(ax * bx + ay * by)) / (sides[i - 1] * sides[i] + 1e-6)
         if cos > 0.4:  # more than ~24 degrees off a right angle (perspective allowed)
             return False
     return True
 
 
-def _edge_support(edges: np.ndarray, quad: np.ndarray, samples: int = 24) -> float:
-    """Fraction of points along the quad's sides that lie on an edge: a real card's outline is
-    an edge all round; a quad fitted to a merged region (card plus shadow) is not."""
+_SIDE_STEPS = np.linspace(0.1, 0.9, 24)[:, None]  # where _edge_supports looks along each side
+
+
+def _edge_supports(edges: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
+    """For each quad, the fraction of points along its sides that lie on an edge: a real card's
+    outline is an edge all round; a quad fitted to a merged region (card plus shadow) is not."""
+    if not quads:
+        return np.zeros(0)
     h, w = edges.shape
-    t = np.linspace(0.1, 0.9, samples)[:, None]
-    starts, ends = quad, np.roll(quad, -1, axis=0)
-    pts = (starts[:, None, :] + (ends - starts)[:, None, :] * t[None]).reshape(-1, 2)
-    xi = np.clip(np.rint(pts[:, 0]).astype(int), 0, w - 1)
-    yi = np.clip(np.rint(pts[:, 1]).astype(int), 0, h - 1)
-    return float((edges[yi, xi] > 0).mean())
+    starts = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    ends = starts[:, [1, 2, 3, 0]]
+    pts = starts[:, :, None, :] + (ends - starts)[:, :, None, :] * _SIDE_STEPS[None, None]
+    xi = np.clip(np.rint(pts[..., 0]).astype(int), 0, w - 1)
+    yi = np.clip(np.rint(pts[..., 1]).astype(int), 0, h - 1)
+    return (edges[yi, xi] > 0).reshape(len(starts), -1).mean(axis=1)
 
 
 def contained_share(outer: np.ndarray, inner: np.ndarray) -> float:
@@ -174,7 +184,7 @@ def detect_cards(
         low, high = SETTINGS.min_area_fraction * frame_area, SETTINGS.max_area_fraction * frame_area
     else:
         low, high = area_range[0] * scale * scale, area_range[1] * scale * scale
-    candidates: list[tuple[np.ndarray, float]] = []
+    shaped: list[tuple[np.ndarray, float]] = []  # (quad, fill) of every contour of a card's shape
     edge_maps = _edges(small)
     support_map = cv2.dilate(edge_maps[0], cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5)))
     for binary in [*edge_maps, *_regions(small)]:
@@ -187,20 +197,28 @@ def detect_cards(
             if fitted is None:
                 continue
             quad, fill = fitted
-            if not _shape_ok(quad):
-                continue
-            support = _edge_support(support_map, quad)
-            if support < SETTINGS.outline_support:
-                continue
-            candidates.append((quad, fill * support))
+            if _shape_ok(quad):
+                shaped.append((quad, fill))
+    supports = _edge_supports(support_map, [q for q, _ in shaped])
+    candidates = [
+        (quad, fill * float(support))
+        for (quad, fill), support in zip(shaped, supports)
+        if support >= SETTINGS.outline_support
+    ]
     # non-maximum suppression: the same card found in several maps (keep the best outline), and
     # a card's inner printed border (keep the card's outer edge)
     candidates.sort(key=lambda c: -c[1])
     kept: list[tuple[np.ndarray, float]] = []
+    # (quads whose bounding boxes do not meet neither overlap nor hold each other: only those that
+    # meet are compared, which keeps this pass linear in practice)
+    boxes = _boxes([q for q, _ in candidates])
+    kept_boxes = np.empty_like(boxes)
     for quad, score in candidates:
         replace = None
         duplicate = False
-        for k, (other, _) in enumerate(kept):
+        box = _boxes([quad])
+        for k in np.flatnonzero(_boxes_meet(box, kept_boxes[: len(kept)])[0]):
+            other = kept[k][0]
             if quad_iou(quad, other) > 0.6:
                 duplicate = True
                 break
@@ -212,7 +230,9 @@ def detect_cards(
                 break
         if replace is not None:
             kept[replace] = (quad, score)
+            kept_boxes[replace] = box[0]
         elif not duplicate:
+            kept_boxes[len(kept)] = box[0]
             kept.append((quad, score))
     if not kept:
         return []
@@ -226,7 +246,12 @@ def detect_cards(
             if SETTINGS.consistent_area[0] * median <= a <= SETTINGS.consistent_area[1] * median
         ]
     # a big quad that holds several cards is a group of cards (or a mat), not one card
-    kept = [(q, f) for q, f in kept if sum(contained_share(q, o) > 0.8 for o, _ in kept if o is not q) == 0]
+    meet = _boxes_meet(_boxes([q for q, _ in kept]), _boxes([q for q, _ in kept])) if kept else np.zeros((0, 0), bool)
+    kept = [
+        (q, f)
+        for i, (q, f) in enumerate(kept)
+        if sum(contained_share(q, kept[j][0]) > 0.8 for j in np.flatnonzero(meet[i]) if j != i) == 0
+    ]
     # cut by the frame's edge: not a complete card
     kept = [
         (q, f)
@@ -249,12 +274,28 @@ def detect_cards(
         if np.linalg.norm(refined - quad, axis=1).max() > 4:
             refined = quad
         detections.append(Detection(order_portrait(refined / scale), fill))
-    for i, a in enumerate(detections):
-        for b in detections[i + 1 :]:
-            grown_a = grow_quad(a.corners, 1.04)
-            if quad_iou(grown_a, grow_quad(b.corners, 1.04)) > 0:
-                a.touching = b.touching = True
+    grown = [grow_quad(d.corners, 1.04) for d in detections]
+    meet = _boxes_meet(_boxes(grown), _boxes(grown)) if grown else np.zeros((0, 0), bool)
+    for i, j in zip(*np.nonzero(np.triu(meet, 1))):
+        if quad_iou(grown[i], grown[j]) > 0:
+            detections[i].touching = detections[j].touching = True
     return detections
+
+
+def _boxes(quads: list[np.ndarray]) -> np.ndarray:
+    """Each quad's bounding box, x0 y0 x1 y1 (one row a quad)."""
+    points = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    return np.concatenate([points.min(axis=1), points.max(axis=1)], axis=1)
+
+
+def _boxes_meet(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Whether each box of ``a`` meets each box of ``b`` (touching counts), as a len(a) x len(b) table."""
+    return (
+        (a[:, None, 0] <= b[None, :, 2])
+        & (b[None, :, 0] <= a[:, None, 2])
+        & (a[:, None, 1] <= b[None, :, 3])
+        & (b[None, :, 1] <= a[:, None, 3])
+    )
 
 
 def grow_quad(quad: np.ndarray, factor: float) -> np.ndarray:
@@ -262,16 +303,37 @@ def grow_quad(quad: np.ndarray, factor: float) -> np.ndarray:
     return (quad - centre) * factor + centre
 
 
-def _apart(quads: list[Detection]) -> int:
+class _Overlaps:
+    """``contained_share`` and ``quad_iou`` of detections, 0 at once for two whose bounding boxes
+    do not meet (most pairs of a frame: the pairwise passes of fusion stay cheap)."""
+
+    def __init__(self, detections: list[Detection]) -> None:
+        boxes = _boxes([d.corners for d in detections]).tolist() if detections else []
+        self._box = {id(d): box for d, box in zip(detections, boxes)}
+
+    def _meet(self, a: Detection, b: Detection) -> bool:
+        ax0, ay0, ax1, ay1 = self._box[id(a)]
+        bx0, by0, bx1, by1 = self._box[id(b)]
+        return ax0 <= bx1 and bx0 <= ax1 and ay0 <= by1 and by0 <= ay1
+
+    def share(self, outer: Detection, inner: Detection) -> float:
+        return contained_share(outer.corners, inner.corners) if self._meet(outer, inner) else 0.0
+
+    def iou(self, a: Detection, b: Detection) -> float:
+        return quad_iou(a.corners, b.corners) if self._meet(a, b) else 0.0
+
+
+def _apart(quads: list[Detection], ov: _Overlaps) -> int:
     """How many of ``quads`` lie apart from each other (a card's parts pile up on each other as the
     finder votes for them; the cards on a mat lie side by side)."""
     chosen: list[Detection] = []
     for d in sorted(quads, key=lambda q: -q.area):
-        if all(
-            contained_share(c.corners, d.corners) < 0.2 and contained_share(d.corners, c.corners) < 0.2 for c in chosen
-        ):
+        if all(ov.share(c, d) < 0.2 and ov.share(d, c) < 0.2 for c in chosen):
             chosen.append(d)
     return len(chosen)
+
+
+_NEIGHBOURS = np.array([(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)], np.float32)
 
 
 def _tiles(outlines: list[Detection]) -> list[bool]:
@@ -292,13 +354,12 @@ def _tiles(outlines: list[Detection]) -> list[bool]:
     for i, o in enumerate(outlines):
         q = o.corners
         sides = [q[1] - q[0], q[3] - q[0]]
-        similar = np.abs(areas / max(areas[i], 1e-6) - 1) < 0.3
-        beside = 0
+        similar = (np.abs(areas / max(areas[i], 1e-6) - 1) < 0.3) & (np.arange(n) != i)
         length = float(min(np.linalg.norm(side) for side in sides))
-        for a, b in ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)):
-            error = np.linalg.norm(centres - (centres[i] + a * sides[0] + b * sides[1]), axis=1)
-            beside += bool(((error < 0.25 * length) & similar & (np.arange(n) != i)).any())
-        out.append(beside >= 2)
+        # the 8 places beside it along its sides and diagonally, all at once
+        places = centres[i] + _NEIGHBOURS[:, :1] * sides[0] + _NEIGHBOURS[:, 1:] * sides[1]
+        error = np.linalg.norm(centres[None] - places[:, None], axis=2)
+        out.append(int(((error < 0.25 * length) & similar[None]).any(axis=1).sum()) >= 2)
     return out
 
 
@@ -330,12 +391,9 @@ def fuse_outlines(
     cloth's square, or an art it does not know; dropped only when read surely as no card). An
     outline holding two of the finder's cards of a card's size is two cards side by side, and one
     holding SETTINGS.fuse_many of its quads is a mat or a tray: neither counts."""
+    ov = _Overlaps([*learned, *outlines])
     # an outline around many of the finder's quads lying apart holds a table's worth of cards: a mat
-    outlines = [
-        o
-        for o in outlines
-        if _apart([d for d in learned if contained_share(o.corners, d.corners) > 0.7]) < SETTINGS.fuse_many
-    ]
+    outlines = [o for o in outlines if _apart([d for d in learned if ov.share(o, d) > 0.7], ov) < SETTINGS.fuse_many]
     # an outline twice the frame's usual one holding two of the finder's cards of a card's size is two
     # cards side by side (their joint outline has a card's proportions); a usual-sized one holding
     # two big quads is one card whose printed panels the finder took for cards
@@ -344,8 +402,7 @@ def fuse_outlines(
         o
         for o in outlines
         if o.area < SETTINGS.pair_area * usual
-        or sum(contained_share(o.corners, d.corners) > 0.7 and d.area >= SETTINGS.group_share * o.area for d in learned)
-        < 2
+        or sum(ov.share(o, d) > 0.7 and d.area >= SETTINGS.group_share * o.area for d in learned) < 2
     ]
     if not outlines:
         return learned
@@ -368,11 +425,11 @@ def fuse_outlines(
     if not outlines:
         return learned
     areas = [o.area for o in outlines]
-    learned = _fragments_to_outlines(learned, outlines)
+    learned = _fragments_to_outlines(learned, outlines, ov)
     kept: list[Detection] = []
     claimed: set[int] = set()
     for d in learned:
-        ious = [quad_iou(d.corners, o.corners) for o in outlines]
+        ious = [ov.iou(d, o) for o in outlines]
         j = int(np.argmax(ious))
         if ious[j] >= SETTINGS.fuse_same:
             d.outlined = True
@@ -380,21 +437,18 @@ def fuse_outlines(
             kept.append(d)
             continue
         area = d.area
-        if any(
-            contained_share(o.corners, d.corners) > 0.7 and area < SETTINGS.fuse_part * a
-            for o, a in zip(outlines, areas)
-        ):
+        if any(ov.share(o, d) > 0.7 and area < SETTINGS.fuse_part * a for o, a in zip(outlines, areas)):
             continue
         kept.append(d)
     for j, o in enumerate(outlines):
-        if j not in claimed and all(quad_iou(o.corners, d.corners) < 0.3 for d in kept):
+        if j not in claimed and all(ov.iou(o, d) < 0.3 for d in kept):
             o.outlined = True
             o.unseen = not seen[j]
             kept.append(o)
     return kept
 
 
-def _fragments_to_outlines(learned: list[Detection], outlines: list[Detection]) -> list[Detection]:
+def _fragments_to_outlines(learned: list[Detection], outlines: list[Detection], ov: _Overlaps) -> list[Detection]:
     """The finder's quads that overlap each other inside one outline of a card's proportions,
     none of them fitting it, are one card found piecewise (a pale card on a pale table, an art
     whose printed halves look like cards): they give way to the outline (two cards side by side
@@ -406,15 +460,12 @@ def _fragments_to_outlines(learned: list[Detection], outlines: list[Detection]) 
         inside = [
             i
             for i, d in enumerate(learned)
-            if i not in dropped
-            and contained_share(o.corners, d.corners) > SETTINGS.fragment_inside
-            and quad_iou(d.corners, o.corners) < SETTINGS.fuse_same
+            if i not in dropped and ov.share(o, d) > SETTINGS.fragment_inside and ov.iou(d, o) < SETTINGS.fuse_same
         ]
         if len(inside) < 2:
             continue
         overlapping = all(
-            any(quad_iou(learned[i].corners, learned[j].corners) > SETTINGS.fragments_overlap for j in inside if j != i)
-            for i in inside
+            any(ov.iou(learned[i], learned[j]) > SETTINGS.fragments_overlap for j in inside if j != i) for i in inside
         )
         if overlapping:
             dropped.update(inside)
@@ -459,6 +510,6 @@ def dominant_outline(frame: np.ndarray) -> np.ndarray | None:
         return None
     # a card's outline is an edge all round; a patch of light or shadow on the table is not
     edges = cv2.dilate(_edges(small)[0], cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5)))
-    if _edge_support(edges, quad) < SETTINGS.outline_support:
+    if _edge_supports(edges, [quad])[0] < SETTINGS.outline_support:
         return None
     return order_portrait(quad / scale)
