@@ -17,7 +17,7 @@ from companion.engine.setup import deal, default_colours
 from companion.engine.state import Discard, Round, Sum, Turn, UseShifter
 from companion.referee.camera_round import CameraRound
 from companion.referee.evaluate import same_turn
-from companion.referee.infer import Referee
+from companion.referee.infer import Event, Reading, Referee
 from companion.referee.observed import ObservedRound, ObservedTurn
 from companion.referee.view import SeenCard, TableView
 from companion.referee.virtual import perfect_views, play_round
@@ -338,6 +338,56 @@ def test_a_discard_takes_the_target_the_discarder_drew_even_when_no_view_showed_
     moves = [e.data for e in events if e.kind == "move"]
     assert [(m["turn"], m["sum"]) for m in moves] == [("Ana", {"hand": "yellow-1", "take": ["orange-5"]})]
     assert not moves[0]["asked"]
+
+
+def test_a_discard_inferred_only_because_no_sum_explains_the_cards_picked_up_is_asked() -> None:
+    """Ben lays orange-4; then green-3 is gone with no sum to explain it (4 + 3 = 7, not 9) while
+    Cai's card is laid: that Ben discarded is a guess, so it is asked, never published as sure."""
+    red2, green3, orange4, yellow1 = (
+        Card(Colour.RED, 2),
+        Card(Colour.GREEN, 3),
+        Card(Colour.ORANGE, 4),
+        Card(Colour.YELLOW, 1),
+    )
+    referee = Referee(["Ana", "Ben", "Cai"], 0)
+    referee.see(_view(0, [red2, green3]))
+    referee.see(_view(1, [red2, green3, orange4]))
+    events = referee.see(_view(2, [red2, orange4, yellow1]))
+    question = next(e for e in events if e.kind == "question")
+    assert question.data["player"] == "Ben" and question.data["reason"] == "cards picked up that no sum explains"
+    assert all(e.data["asked"] for e in events if e.kind == "move")
+
+
+def test_a_move_settled_in_the_view_of_a_question_is_asked_too() -> None:
+    """A question's answer is not known when the same view settles the next move: that move rests
+    on it, so it is a question as well."""
+    red2, green3, orange4 = Card(Colour.RED, 2), Card(Colour.GREEN, 3), Card(Colour.ORANGE, 4)
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_view(0, [red2, green3]))
+    referee.see(_view(1, [red2, green3, orange4]))  # Ben lays orange-4
+    readings = [Reading(ObservedTurn(Turn(1, Discard(orange4))))]
+    earlier = [Event("question", {"player": "Ana", "reason": "doubtful reading", "readings": []})]
+    assert referee._decide(readings, earlier, "discard")
+    assert [e.kind for e in earlier] == ["question", "question", "move"]
+    assert earlier[1].data["reason"] == "follows a move in question" and earlier[2].data["asked"]
+
+
+def test_a_card_in_view_when_the_round_was_changed_by_hand_is_not_taken_as_laid_since() -> None:
+    """The referee changed the round by hand while orange-4 lay in view: a move resting on that
+    card is asked, since the round as changed does not say where it came from."""
+    red2, green3, orange4, yellow1 = (
+        Card(Colour.RED, 2),
+        Card(Colour.GREEN, 3),
+        Card(Colour.ORANGE, 4),
+        Card(Colour.YELLOW, 1),
+    )
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_view(0, [red2, green3]))
+    referee.see(_view(1, [red2, green3, orange4]))
+    referee.resync(referee.seen)
+    events = referee.see(_view(2, [red2, green3, orange4, yellow1]))
+    assert [(e.kind, e.data.get("reason")) for e in events][0] == ("question", "doubtful reading")
+    assert [e.data["discard"] for e in events if e.kind == "move"] == ["orange-4"]
 
 
 @pytest.mark.parametrize("seed", range(12))

@@ -132,18 +132,11 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
                 # none of the readings offered was the move: the referee taps the right one instead
                 # (and takes back what was read after it)
                 fixed = replace(event.readings[0].observed, turn=truth[k])
-                before = list(referee.seen.turns)
-                for observed in (fixed, ObservedTurn(truth[k])):
-                    try:
-                        referee.seen.rebuild([*before[:index], observed])
-                    except RuleError:
-                        referee.seen.rebuild(before)
-                        continue
+                if _tap_instead(referee.seen, index, fixed, _table_at(virtual, index), report):
                     referee.resync(referee.seen)
                     report.tapped += 1
                     got = truth[k]
                     dropped = (timed.frame_time, True)
-                    break
             referee_turns.append(got)
             confidences.append(event.data.get("confidence", 1.0))
     report.seconds = time.perf_counter() - started
@@ -163,6 +156,24 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
     true_scores = dict(zip(names, virtual.truth.scores()))
     report.scores_exact = last == true_scores
     return report
+
+
+def _tap_instead(seen: Any, index: int, fixed: ObservedTurn, table: Counter, report: RoundReport) -> bool:
+    """The referee taps the move made (``fixed``) in place of move ``index`` and those after it:
+    as read, or plain, or after correcting the table cards shown wrong (as after a refusal). False,
+    with the round unchanged, when none of these fits."""
+    before = list(seen.turns)
+    for observed in (fixed, ObservedTurn(fixed.turn)):
+        try:
+            seen.rebuild([*before[:index], observed])
+            return True
+        except RuleError:
+            seen.rebuild(before)
+    seen.rebuild(before[:index])
+    if _fix_table(seen, table, report) and _tap(seen, fixed.turn):
+        return True
+    seen.rebuild(before)
+    return False
 
 
 def _tap(seen: Any, turn: Turn) -> bool:

@@ -99,6 +99,9 @@ class Referee:
         self._view: TableView | None = None
         self._last_held: list[list[Counter]] = []  # each seat's face-up T! cards in the last 3 views
         self._doubted_tweaks: set[tuple[int, TweakKind]] = set()  # (seat, kind) read face up in doubt
+        # the cards in view when the round was last changed by hand: one of them that the round as
+        # changed does not hold is unexplained, not a card laid since (a move using it is asked)
+        self._in_view_at_resync: Counter = Counter()
         self.over_reported = False
 
     def resync(self, seen: ObservedRound | None) -> None:
@@ -107,6 +110,7 @@ class Referee:
         self.seen = seen
         self.pending = _Pending()
         self.over_reported = seen is not None and seen.round.is_over()
+        self._in_view_at_resync = Counter(self._view.cards) if self._view is not None else Counter()
 
     # -- feeding views ---------------------------------------------------------------------
 
@@ -195,6 +199,9 @@ class Referee:
         unseen_here = Counter({c: min(n, start[c]) for c, n in seen.unseen.items()}) - present
         gone = (start + pending.seen) - (present + unseen_here)  # picked up: the hand card and the cards it took
         new = present - start - pending.seen
+        self._in_view_at_resync &= present
+        for card in new & self._in_view_at_resync:
+            pending.low.setdefault(card, ())
         for s in view.centre:
             pending.conf[s.card] = min(pending.conf.get(s.card, 1.0), s.confidence)
             if s.confidence < self.doubt_below:
@@ -214,7 +221,9 @@ class Referee:
                 # no sum fits: the first card was a discard, and the next player is already playing
                 saved = (list(pending.arrivals), pending.refusal)
                 pending.arrivals = pending.arrivals[: expected + 1]
-                if self._commit_discard(events, pending.last_target):
+                # (cards were picked up that no sum of this turn explains: the discard is a
+                # guess about what happened, so it is asked, never published as sure)
+                if self._commit_discard(events, pending.last_target, unexplained=True):
                     self._see(view, events, depth + 1)
                     return
                 pending.arrivals, pending.refusal = saved
@@ -503,10 +512,15 @@ class Referee:
         return self._decide(readings, events, "sum")
 
     def _commit_discard(
-        self, events: list[Event], target_after: int | None, candidates: list[Card] | None = None
+        self,
+        events: list[Event],
+        target_after: int | None,
+        candidates: list[Card] | None = None,
+        unexplained: bool = False,
     ) -> bool:
         """The turn was a discard (R4.3). ``candidates``: the cards it may have been, when several
-        were first seen together (several readings: the referee is asked)."""
+        were first seen together (several readings: the referee is asked). ``unexplained``: the
+        discard is inferred only because cards were picked up that no sum fits (asked too)."""
         rnd = self.seen.round
         pending = self.pending
         k = self._effects_expected(pending.flip)
@@ -517,10 +531,11 @@ class Referee:
             for use, extra in self._tweak_options(effects, pending.shifted_target, discard=True):
                 observed = ObservedTurn(Turn(mover, Discard(card), use), target_after=target_after, **extra)
                 readings.append(Reading(observed, self.seen.check(observed)))
-        return self._decide(readings, events, "discard")
+        return self._decide(readings, events, "discard", unexplained)
 
-    def _decide(self, readings: list[Reading], events: list[Event], what: str) -> bool:
-        """Play the reading that fits (asking when several do); False when none fits."""
+    def _decide(self, readings: list[Reading], events: list[Event], what: str, unexplained: bool = False) -> bool:
+        """Play the reading that fits (asking when several do, or when ``unexplained``: the move is
+        inferred from cards picked up that nothing fits); False when none fits."""
         seen = self.seen
         pending = self.pending
         valid = [r for r in readings if r.error is None]
@@ -540,10 +555,19 @@ class Referee:
             known = {turn_key(r.observed.turn) for r in valid}
             valid += [r for r in self._alternatives(valid) if turn_key(r.observed.turn) not in known]
         player = self.players[seen.round.to_move]
-        if len(valid) == 1 and not doubt:
+        # a move settled from the same view as a question rests on its answer, not yet given
+        after_question = any(e.kind == "question" for e in events)
+        if len(valid) == 1 and not doubt and not unexplained and not after_question:
             chosen, asked = valid[0], None
         elif valid:
-            reason = "doubtful reading" if doubt else "several readings fit"
+            if doubt:
+                reason = "doubtful reading"
+            elif len(valid) > 1:
+                reason = "several readings fit"
+            elif unexplained:
+                reason = "cards picked up that no sum explains"
+            else:
+                reason = "follows a move in question"
             question = Event(
                 "question",
                 {

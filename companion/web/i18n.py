@@ -150,6 +150,18 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "meerdere lezingen passen",
         "flera tolkningar passar",
     ),
+    "cards picked up that no sum explains": (
+        "cartas recogidas que ninguna suma explica",
+        "cartes ramassées qu'aucune somme n'explique",
+        "kaarten opgepakt die geen som verklaart",
+        "kort upplockade som ingen summa förklarar",
+    ),
+    "follows a move in question": (
+        "sigue a una jugada en duda",
+        "suit un coup en question",
+        "volgt op een zet in twijfel",
+        "följer ett drag i fråga",
+    ),
     "Deal seen": ("Reparto visto", "Donne vue", "Deling gezien", "Given sedd"),
     "Corrected": ("Corregido", "Corrigé", "Verbeterd", "Rättat"),
     "cards": ("cartas", "cartes", "kaarten", "kort"),
