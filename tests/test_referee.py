@@ -390,6 +390,27 @@ def test_a_card_in_view_when_the_round_was_changed_by_hand_is_not_taken_as_laid_
     assert [e.data["discard"] for e in events if e.kind == "move"] == ["orange-4"]
 
 
+@pytest.mark.parametrize("seed", [0, 1, 4])
+def test_a_player_holding_a_t_card_the_camera_cannot_read_has_each_move_asked(seed: int) -> None:
+    """Flawless views until the first TWEAK, then the T! cards vanish from sight (an art the
+    camera does not know): the winner may use the card unseen (R4.5), so their next move is asked."""
+    n = 2 + seed % 5
+    virtual = play_round(NAMES[:n], seed % n, seed)
+    referee = Referee(NAMES[:n], seed % n)
+    winner, theirs = None, []
+    for view in perfect_views(virtual):
+        if winner is not None:
+            view = replace(view, tweaks=[], held=[Counter() for _ in range(n)], used=[0] * n)
+        for event in referee.see(view):
+            if event.kind == "move" and event.data["made_tweak"] and winner is None:
+                winner = event.data["turn"]
+            elif winner is not None and event.kind == "move" and event.data["turn"] == winner:
+                theirs.append(event)
+    assert theirs and theirs[0].data["asked"]
+    question = theirs[0].readings[0]  # (the move played is the reading taken)
+    assert question.observed.turn.player == NAMES.index(winner)
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_t_cards_won_unseen_are_known_at_their_use(seed: int) -> None:
     """A T! card whose face was not seen when it was won is a guess from the pile's order; its use

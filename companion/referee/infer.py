@@ -99,6 +99,7 @@ class Referee:
         self._view: TableView | None = None
         self._last_held: list[list[Counter]] = []  # each seat's face-up T! cards in the last 3 views
         self._doubted_tweaks: set[tuple[int, TweakKind]] = set()  # (seat, kind) read face up in doubt
+        self._sure_held: list[list[int]] = []  # each seat's T! cards read surely face up, in the last 3 views
         # the cards in view when the round was last changed by hand: one of them that the round as
         # changed does not hold is unexplained, not a card laid since (a move using it is asked)
         self._in_view_at_resync: Counter = Counter()
@@ -270,6 +271,7 @@ class Referee:
         """Count each seat's T! cards by who was seen to win them (by angle for cards never placed)."""
         held = [Counter() for _ in self.players]
         used = [0] * len(self.players)
+        sure = [0] * len(self.players)
         for tweak in view.tweaks:
             seat = self._owner(tweak, view)
             seat = tweak.seat if seat is None else seat
@@ -279,7 +281,10 @@ class Referee:
                 held[seat][tweak.kind] += 1
                 if tweak.confidence < self.doubt_below:
                     self._doubted_tweaks.add((seat, tweak.kind))
+                else:
+                    sure[seat] += 1
         view.held, view.used = held, used
+        self._sure_held = [*self._sure_held[-2:], sure]
 
     def _steady_readings(self, view: TableView) -> None:
         """A card that has not moved keeps its most confident reading: a doubtful new reading of it
@@ -557,7 +562,10 @@ class Referee:
         player = self.players[seen.round.to_move]
         # a move settled from the same view as a question rests on its answer, not yet given
         after_question = any(e.kind == "question" for e in events)
-        if len(valid) == 1 and not doubt and not unexplained and not after_question:
+        # a player holding a T! card the camera cannot read (an art it does not know, a card won
+        # unseen) may have used it unseen: what the move was is a guess (R4.5)
+        blind = self._holds_unread_tweak(seen.round.to_move)
+        if len(valid) == 1 and not doubt and not unexplained and not after_question and not blind:
             chosen, asked = valid[0], None
         elif valid:
             if doubt:
@@ -566,6 +574,8 @@ class Referee:
                 reason = "several readings fit"
             elif unexplained:
                 reason = "cards picked up that no sum explains"
+            elif blind:
+                reason = "holds a T! card the camera cannot read"
             else:
                 reason = "follows a move in question"
             question = Event(
@@ -616,6 +626,14 @@ class Referee:
         )
         self.pending = _Pending()
         return True
+
+    def _holds_unread_tweak(self, seat: int | None) -> bool:
+        """Whether ``seat`` holds more T! cards than the last views read surely face up in front of it."""
+        if seat is None or self.seen is None:
+            return False
+        # (the one turned face down this turn is being used: the camera saw it go)
+        held = len(self.seen.round.tweaks_held[seat]) - (self.pending.flip is not None)
+        return held > max((sure[seat] for sure in self._sure_held if seat < len(sure)), default=0)
 
     def _taken_of(self, readings: list[Reading]) -> set[Card]:
         cards: set[Card] = set()

@@ -83,6 +83,7 @@ class ObservedRound:
             raise RuleError("R2.2", f"{names} is not a card of the colours in play", code="bad_deal")
         self.initial_table = tuple(table)
         self.turns: list[ObservedTurn] = []
+        self._replaying = False  # rebuild is pushing the turns again
         self.targets: dict[int, int] = {}  # turns played -> the target seen before the next one
         self.unseen: Counter = Counter()  # table cards turned from the deck whose faces were never seen (guesses)
         self._unseen_from: list[tuple[Card, int]] = []  # each guess and the turn that turned it
@@ -267,7 +268,9 @@ class ObservedRound:
         for position in range(tweak_before, rnd.tweak_pos):
             self._tweak_winners[position] = turn.player
         self.turns.append(observed)
-        if observed.target_after is not None:
+        # (replayed, a turn keeps the target seen after it: a still view of the deck once the
+        # player had drawn says more than the one the turn was settled on)
+        if observed.target_after is not None and not (self._replaying and len(self.turns) in self.targets):
             self.targets[len(self.turns)] = observed.target_after
         self._apply_target()
 
@@ -459,8 +462,12 @@ class ObservedRound:
         turns = list(self.turns if turns is None else turns)
         self.turns = []
         self._reset()
-        for observed in turns:
-            self.push(observed)
+        self._replaying = True
+        try:
+            for observed in turns:
+                self.push(observed)
+        finally:
+            self._replaying = False
 
     # -- reading ---------------------------------------------------------------------------
 

@@ -162,6 +162,12 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "volgt op een zet in twijfel",
         "följer ett drag i fråga",
     ),
+    "holds a T! card the camera cannot read": (
+        "tiene una carta T! que la cámara no puede leer",
+        "a une carte T! que la caméra ne peut pas lire",
+        "heeft een T!-kaart die de camera niet kan lezen",
+        "har ett T!-kort som kameran inte kan läsa",
+    ),
     "Deal seen": ("Reparto visto", "Donne vue", "Deling gezien", "Given sedd"),
     "Corrected": ("Corregido", "Corrigé", "Verbeterd", "Rättat"),
     "cards": ("cartas", "cartes", "kaarten", "kort"),
