@@ -120,6 +120,10 @@ def test_perfect_views_give_every_move_and_the_exact_scores(seed: int) -> None:
     assert again.round.is_over() and again.scores() == virtual.truth.scores()
 
 
+def _cards(*names: str) -> list[Card]:
+    return [Card.parse(name) for name in names]
+
+
 def _view(time: float, cards: list[Card], target: int = 9) -> TableView:
     centre = [SeenCard(c, (100.0 * i, 0.0)) for i, c in enumerate(cards)]
     return TableView(time, centre, target, False, [Counter(), Counter()], [0, 0])
@@ -262,13 +266,7 @@ def test_a_card_laid_read_surely_as_another_at_its_place_is_asked_about() -> Non
     """Ben lays yellow-1 (read 0.95); the next view reads orange-1 (0.96) where it lies, the rest
     of the table unchanged (a refill card can lie there, the twin of a card taken still showing):
     two sure readings that differ are a doubt, asked when the move is known, not a silent rename."""
-    red2, green3, yellow1, orange1, green5 = (
-        Card(Colour.RED, 2),
-        Card(Colour.GREEN, 3),
-        Card(Colour.YELLOW, 1),
-        Card(Colour.ORANGE, 1),
-        Card(Colour.GREEN, 5),
-    )
+    red2, green3, yellow1, orange1, green5 = _cards("red-2", "green-3", "yellow-1", "orange-1", "green-5")
     referee = Referee(["Ana", "Ben"], 0)
     referee.see(_view(0, [red2, green3]))
     laid = _view(1, [red2, green3, yellow1])
@@ -285,13 +283,7 @@ def test_a_card_laid_read_surely_as_another_at_its_place_is_asked_about() -> Non
 
 def test_a_card_that_does_not_move_keeps_its_sure_reading() -> None:
     """Laid with a sure reading, then read doubtfully as another card: the sure one stands."""
-    red2, green3, orange4, orange1, yellow6 = (
-        Card(Colour.RED, 2),
-        Card(Colour.GREEN, 3),
-        Card(Colour.ORANGE, 4),
-        Card(Colour.ORANGE, 1),
-        Card(Colour.YELLOW, 6),
-    )
+    red2, green3, orange4, orange1, yellow6 = _cards("red-2", "green-3", "orange-4", "orange-1", "yellow-6")
     referee = Referee(["Ana", "Ben"], 0)
     referee.see(_view(0, [red2, green3]))
     referee.see(_view(1, [red2, green3, orange4]))  # Ben lays orange-4 (sure)
@@ -321,12 +313,7 @@ def test_a_discard_takes_the_target_the_discarder_drew_even_when_no_view_showed_
     """Ben discards orange-5 and draws (the target goes 9 -> 6, R3.1), but the camera never sees
     orange-5 lying alone under the new target: either that view misses orange-5, or Ana has
     already laid her card. Ana's sum 1 + 5 = 6 is then checked against 6, not the stale 9."""
-    red2, green3, orange5, yellow1 = (
-        Card(Colour.RED, 2),
-        Card(Colour.GREEN, 3),
-        Card(Colour.ORANGE, 5),
-        Card(Colour.YELLOW, 1),
-    )
+    red2, green3, orange5, yellow1 = _cards("red-2", "green-3", "orange-5", "yellow-1")
     referee = Referee(["Ana", "Ben"], 0)
     referee.see(_view(0, [red2, green3], target=9))
     referee.see(_view(1, [red2, green3, orange5], target=9))  # Ben lays orange-5, before drawing
@@ -343,12 +330,7 @@ def test_a_discard_takes_the_target_the_discarder_drew_even_when_no_view_showed_
 def test_a_discard_inferred_only_because_no_sum_explains_the_cards_picked_up_is_asked() -> None:
     """Ben lays orange-4; then green-3 is gone with no sum to explain it (4 + 3 = 7, not 9) while
     Cai's card is laid: that Ben discarded is a guess, so it is asked, never published as sure."""
-    red2, green3, orange4, yellow1 = (
-        Card(Colour.RED, 2),
-        Card(Colour.GREEN, 3),
-        Card(Colour.ORANGE, 4),
-        Card(Colour.YELLOW, 1),
-    )
+    red2, green3, orange4, yellow1 = _cards("red-2", "green-3", "orange-4", "yellow-1")
     referee = Referee(["Ana", "Ben", "Cai"], 0)
     referee.see(_view(0, [red2, green3]))
     referee.see(_view(1, [red2, green3, orange4]))
@@ -375,12 +357,7 @@ def test_a_move_settled_in_the_view_of_a_question_is_asked_too() -> None:
 def test_a_card_in_view_when_the_round_was_changed_by_hand_is_not_taken_as_laid_since() -> None:
     """The referee changed the round by hand while orange-4 lay in view: a move resting on that
     card is asked, since the round as changed does not say where it came from."""
-    red2, green3, orange4, yellow1 = (
-        Card(Colour.RED, 2),
-        Card(Colour.GREEN, 3),
-        Card(Colour.ORANGE, 4),
-        Card(Colour.YELLOW, 1),
-    )
+    red2, green3, orange4, yellow1 = _cards("red-2", "green-3", "orange-4", "yellow-1")
     referee = Referee(["Ana", "Ben"], 0)
     referee.see(_view(0, [red2, green3]))
     referee.see(_view(1, [red2, green3, orange4]))
