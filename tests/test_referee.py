@@ -251,14 +251,17 @@ def test_a_refill_card_never_seen_is_asked_about_not_guessed() -> None:
 
     referee = Referee(NAMES[:2], 0, answer=answer)
     gone = False
+    while_guessed = []  # the moves made while the guess lay on the table: none is published as sure
     for view in views:
         cards = [c for c in view.centre]
         if not gone and any(c.card == hidden for c in cards):
             view.centre = [c for c in cards if c.card != hidden]
-        referee.see(view)
+        guessing = referee.seen is not None and bool(referee.seen.unseen)
+        while_guessed += [e for e in referee.see(view) if e.kind == "move" and guessing]
         gone = gone or (referee.seen is not None and hidden not in referee.seen.round.table and bool(asked))
     referee.finish()
     assert asked, "the sum that took the unseen card must be asked"
+    assert while_guessed and all(e.data["asked"] for e in while_guessed)
     assert referee.seen.scores() == virtual.truth.scores()
 
 

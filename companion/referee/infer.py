@@ -565,7 +565,11 @@ class Referee:
         # a player holding a T! card the camera cannot read (an art it does not know, a card won
         # unseen) may have used it unseen: what the move was is a guess (R4.5)
         blind = self._holds_unread_tweak(seen.round.to_move)
-        if len(valid) == 1 and not doubt and not unexplained and not after_question and not blind:
+        # a refill card the camera never saw is a guess, and a guess rules readings in and out:
+        # while one lies on the round's table out of view, what fits is not known
+        in_view = self._view.cards if self._view is not None else Counter()
+        guessing = any(n and not in_view[card] for card, n in seen.unseen.items())
+        if len(valid) == 1 and not (doubt or unexplained or after_question or blind or guessing):
             chosen, asked = valid[0], None
         elif valid:
             if doubt:
@@ -576,6 +580,8 @@ class Referee:
                 reason = "cards picked up that no sum explains"
             elif blind:
                 reason = "holds a T! card the camera cannot read"
+            elif guessing:
+                reason = "a refill card was not seen"
             else:
                 reason = "follows a move in question"
             question = Event(

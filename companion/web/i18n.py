@@ -168,6 +168,12 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "heeft een T!-kaart die de camera niet kan lezen",
         "har ett T!-kort som kameran inte kan läsa",
     ),
+    "a refill card was not seen": (
+        "no se vio una carta repuesta",
+        "une carte de réassort n'a pas été vue",
+        "een bijgelegde kaart is niet gezien",
+        "ett påfyllt kort sågs inte",
+    ),
     "Deal seen": ("Reparto visto", "Donne vue", "Deling gezien", "Given sedd"),
     "Corrected": ("Corregido", "Corrigé", "Verbeterd", "Rättat"),
     "cards": ("cartas", "cartes", "kaarten", "kort"),
