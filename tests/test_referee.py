@@ -496,3 +496,24 @@ def test_a_camera_round_records_each_move_and_takes_the_referees_hand() -> None:
     assert camera_round.is_over() and camera_round.seen.scores() == virtual.truth.scores()
     # the move inference follows the hand-made change: it sees the round as it now is
     assert camera_round.referee.seen is camera_round.seen and camera_round.referee.seen.round.is_over()
+
+
+def test_every_reason_the_referee_gives_for_a_question_is_translated() -> None:
+    """The dashboard shows a question's reason in the phone's language (companion/web/i18n.py)."""
+    import ast
+    import inspect
+
+    from companion.referee import infer
+    from companion.web.i18n import LANGUAGES, translate
+
+    reasons = {
+        node.value.value
+        for node in ast.walk(ast.parse(inspect.getsource(infer)))
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == "reason" for t in node.targets)
+        and isinstance(node.value, ast.Constant)
+    }
+    assert len(reasons) >= 6
+    for reason in sorted(reasons):
+        for lang in LANGUAGES:
+            assert lang == "en" or translate(reason, lang) != reason, (reason, lang)
