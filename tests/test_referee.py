@@ -517,3 +517,20 @@ def test_every_reason_the_referee_gives_for_a_question_is_translated() -> None:
     for reason in sorted(reasons):
         for lang in LANGUAGES:
             assert lang == "en" or translate(reason, lang) != reason, (reason, lang)
+
+
+def test_after_a_turn_that_went_by_unseen_every_move_is_asked() -> None:
+    """Ben discards orange-4 and draws (target 9 -> 7); then the target changes again (7 -> 8)
+    with no card seen: Cai's turn went by unseen (R4.6, R3.1), so who plays next is in doubt and
+    the next move is asked, until the round is changed by hand."""
+    red2, green3, orange4, yellow1, purple5 = _cards("red-2", "green-3", "orange-4", "yellow-1", "purple-5")
+    referee = Referee(["Ana", "Ben", "Cai"], 0)
+    referee.see(_view(0, [red2, green3], target=9))
+    referee.see(_view(1, [red2, green3, orange4], target=9))
+    for t in (2, 3, 4, 5):
+        referee.see(_view(t, [red2, green3, orange4], target=7 if t < 4 else 8))
+    events = referee.see(_view(6, [red2, green3, orange4, yellow1], target=8))  # Ana's card
+    events += referee.see(_view(7, [red2, green3, orange4, yellow1, purple5], target=9))
+    moves = [e for e in events if e.kind == "move"]
+    assert moves and all(m.data["asked"] for m in moves)
+    assert any(e.kind == "question" and e.data["reason"] == "a turn may have gone by unseen" for e in events)

@@ -66,6 +66,10 @@ class _Pending:
     refused_views: int = 0
     low: dict[Card, tuple[Card, ...]] = field(default_factory=dict)  # doubtful readings and their alternatives
     conf: dict[Card, float] = field(default_factory=dict)  # the least confidence each card was read with
+    # the deck's target as steady views showed it this turn, and each change: a player drew (R4.6)
+    steady_target: int | None = None
+    new_target: tuple[int, int] | None = None  # a different target, and in how many views in a row
+    draws: int = 0
 
     @property
     def seen(self) -> Counter:
@@ -103,6 +107,9 @@ class Referee:
         # the cards in view when the round was last changed by hand: one of them that the round as
         # changed does not hold is unexplained, not a card laid since (a move using it is asked)
         self._in_view_at_resync: Counter = Counter()
+        self._unsynced = False  # a turn may have gone by unseen: every move is asked until a change by hand
+        # the last move was settled once its player had drawn (the next one played); at the deal no draw is due
+        self._drawn_after_last = True
         self.over_reported = False
 
     def resync(self, seen: ObservedRound | None) -> None:
@@ -112,6 +119,8 @@ class Referee:
         self.pending = _Pending()
         self.over_reported = seen is not None and seen.round.is_over()
         self._in_view_at_resync = Counter(self._view.cards) if self._view is not None else Counter()
+        self._unsynced = False
+        self._drawn_after_last = False
 
     # -- feeding views ---------------------------------------------------------------------
 
@@ -186,9 +195,10 @@ class Referee:
             return
         pending = self.pending
         flips = self._flips(view)
+        self._count_draws(view, flips)
         other_flip = [s for s in flips if s != p]
         if other_flip and pending.arrivals:
-            self._commit_discard(events, pending.last_target)
+            self._commit_discard(events, pending.last_target, drawn=True)
             self._see(view, events, depth + 1)
             return
         start = Counter(rnd.table)
@@ -224,7 +234,7 @@ class Referee:
                 pending.arrivals = pending.arrivals[: expected + 1]
                 # (cards were picked up that no sum of this turn explains: the discard is a
                 # guess about what happened, so it is asked, never published as sure)
-                if self._commit_discard(events, pending.last_target, unexplained=True):
+                if self._commit_discard(events, pending.last_target, unexplained=True, drawn=True):
                     self._see(view, events, depth + 1)
                     return
                 pending.arrivals, pending.refusal = saved
@@ -256,11 +266,35 @@ class Referee:
             # the next player is playing, so the discarder has drawn: the target shown now is the
             # one after the discard (R3.1), even if no view showed it while the discard lay alone
             after = view.target if view.target is not None else pending.last_target
-            self._commit_discard(events, after, unsure)
+            self._commit_discard(events, after, unsure, drawn=True)
             self._see(view, events, depth + 1)
             return
         pending.arrivals = arrivals
         pending.last_target = view.target
+
+    def _count_draws(self, view: TableView, flips: dict[int, TweakKind]) -> None:
+        """Each turn ends with a draw that turns up the deck's next back (R4.6, R3.1): the target
+        changing steadily more often than the cards seen allow (the last mover's draw if it was
+        not seen yet, and a discard's, lying in view) is a turn that went by unseen, a discard the
+        camera never saw. From then on the players' order is in doubt: every move is asked until
+        the round is changed by hand."""
+        seen, pending = self.seen, self.pending
+        if view.target is None or flips or not seen.round.deck_left:
+            pending.new_target = None
+            return
+        if pending.steady_target is None:
+            pending.steady_target = seen.targets.get(len(seen.turns), view.target)
+        if view.target == pending.steady_target:
+            pending.new_target = None
+            return
+        count = pending.new_target[1] + 1 if pending.new_target and pending.new_target[0] == view.target else 1
+        pending.new_target = (view.target, count)
+        if count < 2:  # (one view may misread the deck's back)
+            return
+        pending.draws += 1
+        pending.steady_target, pending.new_target = view.target, None
+        if pending.draws > (0 if self._drawn_after_last else 1) + (1 if pending.arrivals else 0):
+            self._unsynced = True
 
     def _owner(self, tweak, view: TableView) -> int | None:
         near = [(abs(x - tweak.position[0]) + abs(y - tweak.position[1]), seat) for (x, y), seat in self.owners]
@@ -514,7 +548,9 @@ class Referee:
                     readings += self._readings(view, refill + list(combo), gone + extra, self._gained(view))
                 if any(r.error is None for r in readings):
                     break
-        return self._decide(readings, events, "sum")
+        settled = self._decide(readings, events, "sum")
+        self._drawn_after_last = False if settled else self._drawn_after_last
+        return settled
 
     def _commit_discard(
         self,
@@ -522,6 +558,7 @@ class Referee:
         target_after: int | None,
         candidates: list[Card] | None = None,
         unexplained: bool = False,
+        drawn: bool = False,
     ) -> bool:
         """The turn was a discard (R4.3). ``candidates``: the cards it may have been, when several
         were first seen together (several readings: the referee is asked). ``unexplained``: the
@@ -536,7 +573,9 @@ class Referee:
             for use, extra in self._tweak_options(effects, pending.shifted_target, discard=True):
                 observed = ObservedTurn(Turn(mover, Discard(card), use), target_after=target_after, **extra)
                 readings.append(Reading(observed, self.seen.check(observed)))
-        return self._decide(readings, events, "discard", unexplained)
+        settled = self._decide(readings, events, "discard", unexplained)
+        self._drawn_after_last = settled and drawn or (not settled and self._drawn_after_last)
+        return settled
 
     def _decide(self, readings: list[Reading], events: list[Event], what: str, unexplained: bool = False) -> bool:
         """Play the reading that fits (asking when several do, or when ``unexplained``: the move is
@@ -569,7 +608,7 @@ class Referee:
         # while one lies on the round's table out of view, what fits is not known
         in_view = self._view.cards if self._view is not None else Counter()
         guessing = any(n and not in_view[card] for card, n in seen.unseen.items())
-        if len(valid) == 1 and not (doubt or unexplained or after_question or blind or guessing):
+        if len(valid) == 1 and not (doubt or unexplained or after_question or blind or guessing or self._unsynced):
             chosen, asked = valid[0], None
         elif valid:
             if doubt:
@@ -582,6 +621,8 @@ class Referee:
                 reason = "holds a T! card the camera cannot read"
             elif guessing:
                 reason = "a refill card was not seen"
+            elif self._unsynced:
+                reason = "a turn may have gone by unseen"
             else:
                 reason = "follows a move in question"
             question = Event(

@@ -174,6 +174,12 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "een bijgelegde kaart is niet gezien",
         "ett påfyllt kort sågs inte",
     ),
+    "a turn may have gone by unseen": (
+        "puede que un turno pasara sin verse",
+        "un tour est peut-être passé sans être vu",
+        "er is misschien een beurt ongezien voorbijgegaan",
+        "en tur kan ha gått förbi osedd",
+    ),
     "Deal seen": ("Reparto visto", "Donne vue", "Deling gezien", "Given sedd"),
     "Corrected": ("Corregido", "Corrigé", "Verbeterd", "Rättat"),
     "cards": ("cartas", "cartes", "kaarten", "kort"),
