@@ -502,16 +502,19 @@ def test_every_reason_the_referee_gives_for_a_question_is_translated() -> None:
     """The dashboard shows a question's reason in the phone's language (companion/web/i18n.py)."""
     import ast
     import inspect
+    import textwrap
 
     from companion.referee import infer
     from companion.web.i18n import LANGUAGES, translate
 
+    # the (condition, reason) pairs of Referee._decide
     reasons = {
-        node.value.value
-        for node in ast.walk(ast.parse(inspect.getsource(infer)))
-        if isinstance(node, ast.Assign)
-        and any(isinstance(t, ast.Name) and t.id == "reason" for t in node.targets)
-        and isinstance(node.value, ast.Constant)
+        node.elts[1].value
+        for node in ast.walk(ast.parse(textwrap.dedent(inspect.getsource(infer.Referee._decide))))
+        if isinstance(node, ast.Tuple)
+        and len(node.elts) == 2
+        and isinstance(node.elts[1], ast.Constant)
+        and isinstance(node.elts[1].value, str)
     }
     assert len(reasons) >= 6
     for reason in sorted(reasons):

@@ -548,9 +548,7 @@ class Referee:
                     readings += self._readings(view, refill + list(combo), gone + extra, self._gained(view))
                 if any(r.error is None for r in readings):
                     break
-        settled = self._decide(readings, events, "sum")
-        self._drawn_after_last = False if settled else self._drawn_after_last
-        return settled
+        return self._decide(readings, events, "sum")
 
     def _commit_discard(
         self,
@@ -562,7 +560,8 @@ class Referee:
     ) -> bool:
         """The turn was a discard (R4.3). ``candidates``: the cards it may have been, when several
         were first seen together (several readings: the referee is asked). ``unexplained``: the
-        discard is inferred only because cards were picked up that no sum fits (asked too)."""
+        discard is inferred only because cards were picked up that no sum fits (asked too).
+        ``drawn``: settled because the next player plays, so its player has drawn."""
         rnd = self.seen.round
         pending = self.pending
         k = self._effects_expected(pending.flip)
@@ -573,13 +572,13 @@ class Referee:
             for use, extra in self._tweak_options(effects, pending.shifted_target, discard=True):
                 observed = ObservedTurn(Turn(mover, Discard(card), use), target_after=target_after, **extra)
                 readings.append(Reading(observed, self.seen.check(observed)))
-        settled = self._decide(readings, events, "discard", unexplained)
-        self._drawn_after_last = settled and drawn or (not settled and self._drawn_after_last)
-        return settled
+        return self._decide(readings, events, "discard", unexplained, drawn)
 
-    def _decide(self, readings: list[Reading], events: list[Event], what: str, unexplained: bool = False) -> bool:
-        """Play the reading that fits (asking when several do, or when ``unexplained``: the move is
-        inferred from cards picked up that nothing fits); False when none fits."""
+    def _decide(
+        self, readings: list[Reading], events: list[Event], what: str, unexplained: bool = False, drawn: bool = False
+    ) -> bool:
+        """Play the reading that fits (asking when several do, or when it would be a guess: see the
+        reasons below); False when none fits. ``unexplained`` and ``drawn``: as ``_commit_discard``'s."""
         seen = self.seen
         pending = self.pending
         valid = [r for r in readings if r.error is None]
@@ -599,32 +598,29 @@ class Referee:
             known = {turn_key(r.observed.turn) for r in valid}
             valid += [r for r in self._alternatives(valid) if turn_key(r.observed.turn) not in known]
         player = self.players[seen.round.to_move]
-        # a move settled from the same view as a question rests on its answer, not yet given
-        after_question = any(e.kind == "question" for e in events)
-        # a player holding a T! card the camera cannot read (an art it does not know, a card won
-        # unseen) may have used it unseen: what the move was is a guess (R4.5)
-        blind = self._holds_unread_tweak(seen.round.to_move)
-        # a refill card the camera never saw is a guess, and a guess rules readings in and out:
-        # while one lies on the round's table out of view, what fits is not known
         in_view = self._view.cards if self._view is not None else Counter()
-        guessing = any(n and not in_view[card] for card, n in seen.unseen.items())
-        if len(valid) == 1 and not (doubt or unexplained or after_question or blind or guessing or self._unsynced):
+        # why the move is asked, first reason first (none: it is played as sure)
+        reasons = [
+            reason
+            for asked_for, reason in (
+                (doubt, "doubtful reading"),
+                (len(valid) > 1, "several readings fit"),
+                (unexplained, "cards picked up that no sum explains"),
+                # a player holding a T! card the camera cannot read (an art it does not know, a
+                # card won unseen) may have used it unseen (R4.5)
+                (self._holds_unread_tweak(seen.round.to_move), "holds a T! card the camera cannot read"),
+                # a refill card never seen is a guess, and a guess rules readings in and out
+                (any(n and not in_view[card] for card, n in seen.unseen.items()), "a refill card was not seen"),
+                (self._unsynced, "a turn may have gone by unseen"),
+                # a move settled from the same view as a question rests on its answer, not yet given
+                (any(e.kind == "question" for e in events), "follows a move in question"),
+            )
+            if asked_for
+        ]
+        if valid and not reasons:
             chosen, asked = valid[0], None
         elif valid:
-            if doubt:
-                reason = "doubtful reading"
-            elif len(valid) > 1:
-                reason = "several readings fit"
-            elif unexplained:
-                reason = "cards picked up that no sum explains"
-            elif blind:
-                reason = "holds a T! card the camera cannot read"
-            elif guessing:
-                reason = "a refill card was not seen"
-            elif self._unsynced:
-                reason = "a turn may have gone by unseen"
-            else:
-                reason = "follows a move in question"
+            reason = reasons[0]
             question = Event(
                 "question",
                 {
@@ -654,6 +650,7 @@ class Referee:
         mover = chosen.observed.turn.player
         tweaks_before = seen.round.tweak_counts[mover]
         seen.push(chosen.observed)
+        self._drawn_after_last = drawn
         if seen.round.tweak_counts[mover] > tweaks_before and self._view is not None:
             self._claim(self._view, mover)
         events.append(

@@ -213,11 +213,10 @@ def detect_cards(
     # meet are compared, which keeps this pass linear in practice)
     boxes = _boxes([q for q, _ in candidates])
     kept_boxes = np.empty_like(boxes)
-    for quad, score in candidates:
+    for (quad, score), box in zip(candidates, boxes):
         replace = None
         duplicate = False
-        box = _boxes([quad])
-        for k in np.flatnonzero(_boxes_meet(box, kept_boxes[: len(kept)])[0]):
+        for k in np.flatnonzero(_boxes_meet(box[None], kept_boxes[: len(kept)])[0]):
             other = kept[k][0]
             if quad_iou(quad, other) > 0.6:
                 duplicate = True
@@ -230,9 +229,9 @@ def detect_cards(
                 break
         if replace is not None:
             kept[replace] = (quad, score)
-            kept_boxes[replace] = box[0]
+            kept_boxes[replace] = box
         elif not duplicate:
-            kept_boxes[len(kept)] = box[0]
+            kept_boxes[len(kept)] = box
             kept.append((quad, score))
     if not kept:
         return []
@@ -246,7 +245,8 @@ def detect_cards(
             if SETTINGS.consistent_area[0] * median <= a <= SETTINGS.consistent_area[1] * median
         ]
     # a big quad that holds several cards is a group of cards (or a mat), not one card
-    meet = _boxes_meet(_boxes([q for q, _ in kept]), _boxes([q for q, _ in kept])) if kept else np.zeros((0, 0), bool)
+    kept_boxes = _boxes([q for q, _ in kept])
+    meet = _boxes_meet(kept_boxes, kept_boxes)
     kept = [
         (q, f)
         for i, (q, f) in enumerate(kept)
@@ -275,7 +275,8 @@ def detect_cards(
             refined = quad
         detections.append(Detection(order_portrait(refined / scale), fill))
     grown = [grow_quad(d.corners, 1.04) for d in detections]
-    meet = _boxes_meet(_boxes(grown), _boxes(grown)) if grown else np.zeros((0, 0), bool)
+    grown_boxes = _boxes(grown)
+    meet = _boxes_meet(grown_boxes, grown_boxes)
     for i, j in zip(*np.nonzero(np.triu(meet, 1))):
         if quad_iou(grown[i], grown[j]) > 0:
             detections[i].touching = detections[j].touching = True
@@ -308,13 +309,12 @@ class _Overlaps:
     do not meet (most pairs of a frame: the pairwise passes of fusion stay cheap)."""
 
     def __init__(self, detections: list[Detection]) -> None:
-        boxes = _boxes([d.corners for d in detections]).tolist() if detections else []
-        self._box = {id(d): box for d, box in zip(detections, boxes)}
+        boxes = _boxes([d.corners for d in detections])
+        self._meets = _boxes_meet(boxes, boxes).tolist()
+        self._index = {id(d): i for i, d in enumerate(detections)}
 
     def _meet(self, a: Detection, b: Detection) -> bool:
-        ax0, ay0, ax1, ay1 = self._box[id(a)]
-        bx0, by0, bx1, by1 = self._box[id(b)]
-        return ax0 <= bx1 and bx0 <= ax1 and ay0 <= by1 and by0 <= ay1
+        return self._meets[self._index[id(a)]][self._index[id(b)]]
 
     def share(self, outer: Detection, inner: Detection) -> float:
         return contained_share(outer.corners, inner.corners) if self._meet(outer, inner) else 0.0
