@@ -65,6 +65,30 @@ def test_observed_round_follows_a_round_seen_only_from_the_table(seed: int) -> N
     assert result["valid"], result
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_a_shifter_sum_tapped_in_without_the_target_it_uncovered_is_taken(seed: int) -> None:
+    """A move tapped in on the dashboard names no target a Shifter uncovered: the sum, made
+    against that target, shows it (R6.3, R4.1), and the round follows on."""
+    n = 2 + seed % 5
+    names = NAMES[:n]
+    rng = random.Random(seed)
+    dealt = deal(n, default_colours(n), Edition.CLASSIC, rng)
+    truth = Round(names, seed % n, dealt)
+    seen = ObservedRound(names, seed % n, None, Edition.CLASSIC, dealt.table)
+    seen.observe_target(truth.target)
+    bot = make_policy("mixed")
+    while not truth.is_over():
+        turn = bot.choose(truth, rng)
+        draws, pile = len(truth.draws), truth.tweak_pos
+        truth.push(turn)
+        turned = [truth.deck[i].card for i, p in truth.draws[draws:] if p is None]
+        shifted = turned.pop(0) if isinstance(turn.tweak, UseShifter) else None
+        won = truth.tweak_pile[pile] if truth.tweak_pos > pile else None
+        after = truth.target if truth.deck_left else None
+        seen.push(ObservedTurn(turn, tuple(turned), shifted, None, won, target_after=after))
+    assert seen.scores() == truth.scores()
+
+
 def test_observed_round_refuses_a_wrong_sum_with_its_numbers() -> None:
     red2, green3, green6, red1 = Card(Colour.RED, 2), Card(Colour.GREEN, 3), Card(Colour.GREEN, 6), Card(Colour.RED, 1)
     seen = ObservedRound(["Ana", "Ben"], 0, None, Edition.CLASSIC, [red2, green3])
@@ -328,6 +352,18 @@ def test_a_discard_takes_the_target_the_discarder_drew_even_when_no_view_showed_
     moves = [e.data for e in events if e.kind == "move"]
     assert [(m["turn"], m["sum"]) for m in moves] == [("Ana", {"hand": "yellow-1", "take": ["orange-5"]})]
     assert not moves[0]["asked"]
+
+
+def test_a_discard_keeps_the_target_its_player_drew_when_the_next_player_shifts_it_at_once() -> None:
+    """Ben discards orange-5 and draws (9 -> 6, seen while orange-5 lies alone); Ana's Shifter
+    then turns yellow-4 up and uncovers 3 in one moment (R6.3). Ben's draw showed 6, not 3."""
+    red2, green3, orange5, yellow4 = _cards("red-2", "green-3", "orange-5", "yellow-4")
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_view(0, [red2, green3], target=9))
+    referee.see(_view(1, [red2, green3, orange5], target=9))
+    assert referee.see(_view(2, [red2, green3, orange5], target=6)) == []
+    events = referee.see(_view(3, [red2, green3, orange5, yellow4], target=3))
+    assert [(e.kind, e.data.get("discard"), e.data.get("target")) for e in events] == [("move", "orange-5", 6)]
 
 
 def test_a_discard_inferred_only_because_no_sum_explains_the_cards_picked_up_is_asked() -> None:

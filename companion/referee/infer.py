@@ -263,9 +263,12 @@ class Referee:
                 # before (laid any time since): which one was this turn's is not known, so ask
                 unsure = list(dict.fromkeys(arrivals[expected:]))
             pending.arrivals = arrivals[: expected + 1]
-            # the next player is playing, so the discarder has drawn: the target shown now is the
-            # one after the discard (R3.1), even if no view showed it while the discard lay alone
-            after = view.target if view.target is not None else pending.last_target
+            # the next player is playing, so the discarder has drawn (R3.1): the target a view
+            # showed changed while the discard lay alone, or else the one shown now (which a
+            # Shifter laid in this view may already have changed again, R6.3)
+            before = seen.targets.get(len(seen.turns))
+            drawn_seen = pending.last_target is not None and before is not None and pending.last_target != before
+            after = pending.last_target if drawn_seen or view.target is None else view.target
             self._commit_discard(events, after, unsure, drawn=True)
             self._see(view, events, depth + 1)
             return

@@ -241,6 +241,7 @@ class ObservedRound:
         saved_slots = [list(h) for h in self.hand_slots]
         draws_before = len(rnd.draws)
         tweak_before = rnd.tweak_pos
+        backs_before, deck_before = dict(self._solver.backs), rnd.deck
         pushed = False
         tweak_fixed = None
         try:
@@ -262,6 +263,11 @@ class ObservedRound:
             for slot in pins:
                 self._solver.pinned.discard(slot)
             self.hand_slots = saved_slots
+            for position in set(self._solver.backs) - set(backs_before):  # a back only this turn showed
+                del self._solver.backs[position]
+                deck = list(rnd.deck)
+                deck[position] = DeckCard(deck[position].card, deck_before[position].back)
+                rnd.deck = tuple(deck)
             if tweak_fixed is not None:
                 self._undo_tweak_use(*tweak_fixed)
             raise
@@ -278,10 +284,15 @@ class ObservedRound:
         rnd = self.round
         top: Slot = ("d", rnd.deck_pos)
         below = rnd.deck_pos + 1
-        if observed.shifted_target is not None and below < len(rnd.deck):
-            self._solver.backs[below] = observed.shifted_target
+        uncovered = observed.shifted_target
+        play = observed.turn.play
+        if uncovered is None and isinstance(play, Sum) and below not in self._solver.backs:
+            # not seen (a move tapped in): the sum made against the new target shows it (R6.3, R4.1)
+            uncovered = play.hand.value + sum(card.value for card in play.take)
+        if uncovered is not None and below < len(rnd.deck):
+            self._solver.backs[below] = uncovered
             deck = list(rnd.deck)
-            deck[below] = DeckCard(deck[below].card, observed.shifted_target)
+            deck[below] = DeckCard(deck[below].card, uncovered)
             rnd.deck = tuple(deck)
         if observed.shifted is None:
             self._solver.pinned.add(top)
