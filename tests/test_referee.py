@@ -366,6 +366,20 @@ def test_a_discard_keeps_the_target_its_player_drew_when_the_next_player_shifts_
     assert [(e.kind, e.data.get("discard"), e.data.get("target")) for e in events] == [("move", "orange-5", 6)]
 
 
+def test_a_laid_card_missed_in_a_view_is_not_taken_as_a_tweak_refilled_with_twins() -> None:
+    """Ben lays orange-5 on red-2 and orange-3 (target 10), draws (9), and the next view misses
+    orange-5. A TWEAK 5 + 3 + 2 whose refill turned up red-2 and orange-3 again fits (R4.2, R4.6),
+    but so does orange-5 still lying there, unseen: the TWEAK is asked, never published as sure."""
+    red2, orange3, orange5 = _cards("red-2", "orange-3", "orange-5")
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_view(0, [red2, orange3], target=10))
+    referee.see(_view(1, [red2, orange3, orange5], target=10))
+    events = referee.see(_view(2, [red2, orange3], target=9))
+    questions = [e for e in events if e.kind == "question"]
+    assert [q.data["reason"] for q in questions] == ["a refill card looks like one taken"]
+    assert questions[0].data["readings"] == [{"turn": "Ben", "sum": {"hand": "orange-5", "take": ["orange-3", "red-2"]}}]
+
+
 def test_a_discard_inferred_only_because_no_sum_explains_the_cards_picked_up_is_asked() -> None:
     """Ben lays orange-4; then green-3 is gone with no sum to explain it (4 + 3 = 7, not 9) while
     Cai's card is laid: that Ben discarded is a guess, so it is asked, never published as sure."""

@@ -540,9 +540,13 @@ class Referee:
             if hidden:
                 more = self._readings(view, refill, gone + hidden, self._gained(view))
                 readings += more + self._late_readings(more)
+        twins_only = False
         if not any(r.error is None for r in readings):
             # a card turned onto the table by the refill may be the twin of one just picked up
-            # (a TWEAK's refill turns up to 2 cards, R4.6: one or both may be twins)
+            # (a TWEAK's refill turns up to 2 cards, R4.6: one or both may be twins). When no other
+            # card came, the view is the table as it was less the cards laid: those cards missed
+            # in this view fit as well, so the reading is a guess, asked
+            twins_only = not refill
             start = Counter(self.seen.round.table) + self.pending.seen
             twins = list((Counter(c for c in view.cards.elements() if start[c]) & start).elements())
             for size in (1, 2):
@@ -551,7 +555,7 @@ class Referee:
                     readings += self._readings(view, refill + list(combo), gone + extra, self._gained(view))
                 if any(r.error is None for r in readings):
                     break
-        return self._decide(readings, events, "sum")
+        return self._decide(readings, events, "sum", twins=twins_only)
 
     def _commit_discard(
         self,
@@ -578,10 +582,17 @@ class Referee:
         return self._decide(readings, events, "discard", unexplained, drawn)
 
     def _decide(
-        self, readings: list[Reading], events: list[Event], what: str, unexplained: bool = False, drawn: bool = False
+        self,
+        readings: list[Reading],
+        events: list[Event],
+        what: str,
+        unexplained: bool = False,
+        drawn: bool = False,
+        twins: bool = False,
     ) -> bool:
         """Play the reading that fits (asking when several do, or when it would be a guess: see the
-        reasons below); False when none fits. ``unexplained`` and ``drawn``: as ``_commit_discard``'s."""
+        reasons below); False when none fits. ``unexplained`` and ``drawn``: as ``_commit_discard``'s;
+        ``twins``: the readings take a card that a refill card just like it replaced."""
         seen = self.seen
         pending = self.pending
         valid = [r for r in readings if r.error is None]
@@ -609,6 +620,7 @@ class Referee:
                 (doubt, "doubtful reading"),
                 (len(valid) > 1, "several readings fit"),
                 (unexplained, "cards picked up that no sum explains"),
+                (twins, "a refill card looks like one taken"),
                 # a player holding a T! card the camera cannot read (an art it does not know, a
                 # card won unseen) may have used it unseen (R4.5)
                 (self._holds_unread_tweak(seen.round.to_move), "holds a T! card the camera cannot read"),

@@ -168,6 +168,12 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "heeft een T!-kaart die de camera niet kan lezen",
         "har ett T!-kort som kameran inte kan läsa",
     ),
+    "a refill card looks like one taken": (
+        "una carta repuesta es igual a una tomada",
+        "une carte de réassort ressemble à une carte prise",
+        "een bijgelegde kaart lijkt op een genomen kaart",
+        "ett påfyllt kort liknar ett taget kort",
+    ),
     "a refill card was not seen": (
         "no se vio una carta repuesta",
         "une carte de réassort n'a pas été vue",
