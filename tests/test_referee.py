@@ -377,7 +377,8 @@ def test_a_laid_card_missed_in_a_view_is_not_taken_as_a_tweak_refilled_with_twin
     events = referee.see(_view(2, [red2, orange3], target=9))
     questions = [e for e in events if e.kind == "question"]
     assert [q.data["reason"] for q in questions] == ["a refill card looks like one taken"]
-    assert questions[0].data["readings"] == [{"turn": "Ben", "sum": {"hand": "orange-5", "take": ["orange-3", "red-2"]}}]
+    tweak = {"turn": "Ben", "sum": {"hand": "orange-5", "take": ["orange-3", "red-2"]}}
+    assert questions[0].data["readings"] == [tweak]
 
 
 def test_a_discard_inferred_only_because_no_sum_explains_the_cards_picked_up_is_asked() -> None:
