@@ -381,6 +381,46 @@ def test_a_laid_card_missed_in_a_view_is_not_taken_as_a_tweak_refilled_with_twin
     assert questions[0].data["readings"] == [tweak]
 
 
+def _placed(time: float, cards: list[tuple[str, float, float]], target: int) -> TableView:
+    """A view of cards at places: (label, x, confidence)."""
+    centre = [SeenCard(Card.parse(name), (x, 0.0), confidence) for name, x, confidence in cards]
+    return TableView(time, centre, target, False, [Counter(), Counter()], [0, 0])
+
+
+def test_a_doubtful_card_read_again_as_another_as_the_target_changes_is_still_a_doubt() -> None:
+    """Ana lays green-5 (read in doubt) by green-4, takes green-4 (a TWEAK, R4.2), and the refill
+    turns up green-4's twin and green-1 where green-5 lay, as she draws (9 -> 7). green-1 read
+    surely there is not simply a better look at the card she laid: her move is asked."""
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_placed(0, [("green-4", 0, 1.0), ("red-2", 100, 1.0)], 6))
+    referee.see(_placed(1, [("green-4", 0, 1.0), ("red-2", 100, 1.0), ("yellow-4", 200, 1.0)], 6))
+    events = referee.see(_placed(2, [("green-4", 0, 1.0)], 9))  # Ben: 4 + 2 = 6
+    assert [(e.kind, e.data.get("sum")) for e in events] == [("move", {"hand": "yellow-4", "take": ["red-2"]})]
+    referee.see(_placed(3, [("green-4", 0, 1.0), ("green-5", 100, 0.5)], 9))
+    referee.see(_placed(4, [("green-4", 0, 1.0), ("green-1", 100, 1.0)], 7))
+    events = referee.see(_placed(5, [("green-4", 0, 1.0), ("green-1", 100, 1.0), ("red-3", 200, 1.0)], 7))
+    assert [e.kind for e in events][:2] == ["question", "move"]
+    assert events[0].data["reason"] == "doubtful reading"
+
+
+def test_a_card_taken_that_a_doubtful_card_in_view_may_be_is_a_doubt() -> None:
+    """Ben's orange-5 lies on the table. Ana lays red-3, and a view misses red-2 and red-3 and
+    reads orange-5's place in doubt as yellow-5, orange-5 its next best. Ana's sum 3 + 2 + 5 = 10
+    fits, but rests on orange-5 being gone, not misread and still lying there: it is asked."""
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_placed(0, [("red-2", 0, 1.0), ("green-1", 100, 1.0)], 9))
+    referee.see(_placed(1, [("red-2", 0, 1.0), ("green-1", 100, 1.0), ("orange-5", 200, 1.0)], 9))
+    referee.see(_placed(2, [("red-2", 0, 1.0), ("green-1", 100, 1.0), ("orange-5", 200, 1.0)], 10))
+    table = [("red-2", 0, 1.0), ("green-1", 100, 1.0), ("orange-5", 200, 1.0), ("red-3", 300, 1.0)]
+    events = referee.see(_placed(3, table, 10))
+    doubtful = SeenCard(Card.parse("yellow-5"), (200.0, 0.0), 0.4, (Card.parse("orange-5"),))
+    events += referee.see(TableView(4, [SeenCard(Card.parse("green-1"), (100.0, 0.0)), doubtful], 10))
+    moves = [e.data for e in events if e.kind == "move"]
+    assert [(m["turn"], m.get("discard")) for m in moves[:1]] == [("Ben", "orange-5")]
+    assert moves[-1]["turn"] == "Ana" and moves[-1]["sum"] == {"hand": "red-3", "take": ["orange-5", "red-2"]}
+    assert moves[-1]["asked"]
+
+
 def test_a_discard_inferred_only_because_no_sum_explains_the_cards_picked_up_is_asked() -> None:
     """Ben lays orange-4; then green-3 is gone with no sum to explain it (4 + 3 = 7, not 9) while
     Cai's card is laid: that Ben discarded is a guess, so it is asked, never published as sure."""

@@ -361,6 +361,10 @@ class Referee:
                 arrivals = self.pending.arrivals
                 if reread and old in arrivals and seen.card not in arrivals:
                     arrivals[arrivals.index(old)] = seen.card
+                    if view.target != self.pending.last_target:
+                        # the target changed as well: the card laid may have been taken in a sum
+                        # and a refill card laid where it lay (R4.6), so the new reading is a doubt
+                        self.pending.low[seen.card] = (old, *self.pending.low.get(seen.card, ()))
                 elif untouched and old in arrivals and seen.card not in arrivals:
                     # a card laid this turn, read sure twice as two cards: a doubt, never a guess
                     self.pending.low[old] = (seen.card, *self.pending.low.get(old, ()))
@@ -605,6 +609,10 @@ class Referee:
             for c in self._taken_of(valid)
             if seen.unseen[c] and c not in Counter(self._view.cards if self._view else [])
         ]
+        # a card taken that a doubtful reading in view may be (misread, still lying there) is a guess
+        here = self._view.cards if self._view is not None else Counter()
+        maybe_here = {alt for card, alts in pending.low.items() if here[card] for alt in alts}
+        doubt += [c for c in self._taken_of(valid) if c in maybe_here and not here[c]]
         if not valid:
             valid = self._alternatives(readings)
             doubt = doubt or ["?"]
