@@ -421,6 +421,19 @@ def test_a_card_taken_that_a_doubtful_card_in_view_may_be_is_a_doubt() -> None:
     assert moves[-1]["asked"]
 
 
+def test_a_move_taking_dealt_cards_never_read_surely_is_asked() -> None:
+    """The deal is read in doubt (blue-3 0.49, blue-4 0.37: an art the network does not know), and
+    the next still view shows neither: Ana's 3 + 4 = 7 fits, but rests on a deal that is a guess."""
+    referee = Referee(NAMES[:4], 3)
+    blue3 = SeenCard(Card.parse("blue-3"), (0.0, 0.0), 0.49, (Card.parse("orange-3"),))
+    blue4 = SeenCard(Card.parse("blue-4"), (100.0, 0.0), 0.37, (Card.parse("orange-4"),))
+    assert [e.kind for e in referee.see(TableView(0, [blue3, blue4], 7))] == ["start"]
+    events = referee.see(TableView(1, [], 7))
+    moves = [e.data for e in events if e.kind == "move"]
+    assert moves and moves[0]["turn"] == "Ana" and moves[0]["asked"]
+    assert [e.data["reason"] for e in events if e.kind == "question"][:1] == ["doubtful reading"]
+
+
 def test_a_discard_inferred_only_because_no_sum_explains_the_cards_picked_up_is_asked() -> None:
     """Ben lays orange-4; then green-3 is gone with no sum to explain it (4 + 3 = 7, not 9) while
     Cai's card is laid: that Ben discarded is a guess, so it is asked, never published as sure."""

@@ -169,9 +169,11 @@ def _tap_instead(seen: Any, index: int, fixed: ObservedTurn, table: Counter, rep
             return True
         except RuleError:
             seen.rebuild(before)
+    deal = seen.initial_table
     seen.rebuild(before[:index])
     if _fix_table(seen, table, report) and _tap(seen, fixed.turn):
         return True
+    seen.initial_table = deal  # (a correction of a dealt card changes the deal the turns replay on)
     seen.rebuild(before)
     return False
 

@@ -108,6 +108,8 @@ class Referee:
         # changed does not hold is unexplained, not a card laid since (a move using it is asked)
         self._in_view_at_resync: Counter = Counter()
         self._unsynced = False  # a turn may have gone by unseen: every move is asked until a change by hand
+        # the deal's cards read in doubt, with their next-best labels, until a view reads them surely
+        self._doubtful_deal: dict[Card, tuple[Card, ...]] = {}
         # the last move was settled once its player had drawn (the next one played); at the deal no draw is due
         self._drawn_after_last = True
         self.over_reported = False
@@ -120,6 +122,7 @@ class Referee:
         self.over_reported = seen is not None and seen.round.is_over()
         self._in_view_at_resync = Counter(self._view.cards) if self._view is not None else Counter()
         self._unsynced = False
+        self._doubtful_deal = {}
         self._drawn_after_last = False
 
     # -- feeding views ---------------------------------------------------------------------
@@ -173,6 +176,7 @@ class Referee:
             return [Event("note", {"message": str(err), "rule": err.rule})]
         if view.target is not None:
             self.seen.observe_target(view.target)
+        self._doubtful_deal = {s.card: s.alternatives for s in view.centre if s.confidence < self.doubt_below}
         return [
             Event(
                 "start",
@@ -217,6 +221,11 @@ class Referee:
             pending.conf[s.card] = min(pending.conf.get(s.card, 1.0), s.confidence)
             if s.confidence < self.doubt_below:
                 pending.low[s.card] = s.alternatives
+            else:
+                self._doubtful_deal.pop(s.card, None)
+        # a move resting on a dealt card never read surely rests on a guess (the deal itself, R2.4)
+        for card, alternatives in self._doubtful_deal.items():
+            pending.low.setdefault(card, alternatives)
         if p in flips and pending.flip is None:
             pending.flip = flips[p]
             # a T! card's kind read in doubt (now or when it was won) makes the move a question
@@ -633,7 +642,7 @@ class Referee:
                 # card won unseen) may have used it unseen (R4.5)
                 (self._holds_unread_tweak(seen.round.to_move), "holds a T! card the camera cannot read"),
                 # a refill card never seen is a guess, and a guess rules readings in and out
-                (any(n and not in_view[card] for card, n in seen.unseen.items()), "a refill card was not seen"),
+                (any(n > in_view[card] for card, n in seen.unseen.items()), "a refill card was not seen"),
                 (self._unsynced, "a turn may have gone by unseen"),
                 # a move settled from the same view as a question rests on its answer, not yet given
                 (any(e.kind == "question" for e in events), "follows a move in question"),
