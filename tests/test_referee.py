@@ -33,8 +33,9 @@ def _header(names: list[str]) -> str:
 @pytest.mark.parametrize("seed", range(40))
 def test_observed_round_follows_a_round_seen_only_from_the_table(seed: int, uncovered_seen: bool) -> None:
     """Hands and deck unknown: the solved deal replays every seen turn, scores match (R5.3). A
-    move tapped in on the dashboard names no target a Shifter uncovered: the sum, made against
-    that target, shows it (R6.3, R4.1), and the round follows on."""
+    move tapped in on the dashboard names neither the target a Shifter uncovered nor the card it
+    turned up: the sum, made against that target, shows the one, and the card it takes from off
+    the table the other (R6.3, R4.1), and the round follows on."""
     n = 2 + seed % 5
     names = NAMES[:n]
     rng = random.Random(seed)
@@ -51,11 +52,12 @@ def test_observed_round_follows_a_round_seen_only_from_the_table(seed: int, unco
         shifted = turned.pop(0) if isinstance(turn.tweak, UseShifter) else None
         below = truth.draws[draws][0] + 1 if shifted else None
         uncovered = truth.deck[below].back if below is not None and below < len(truth.deck) else None
+        taken = isinstance(turn.play, Sum) and shifted in turn.play.take
         seen.push(
             ObservedTurn(
                 turn,
                 tuple(turned),
-                shifted,
+                shifted if uncovered_seen or not taken else None,
                 uncovered if uncovered_seen else None,
                 truth.tweak_pile[pile] if truth.tweak_pos > pile else None,
                 target_after=truth.target if truth.deck_left else None,

@@ -294,11 +294,18 @@ class ObservedRound:
             deck = list(rnd.deck)
             deck[below] = DeckCard(deck[below].card, uncovered)
             rnd.deck = tuple(deck)
-        if observed.shifted is None:
+        shifted = observed.shifted
+        if shifted is None and isinstance(play, Sum):
+            # not seen (a move tapped in): the one card the sum takes that was not on the table
+            # is the one the Shifter turned up (R6.3)
+            off_table = Counter(play.take) - Counter(rnd.table)
+            if sum(off_table.values()) == 1:
+                shifted = next(iter(off_table))
+        if shifted is None:
             self._solver.pinned.add(top)
             pins.append(top)
         else:
-            self._reveal([top], observed.shifted, "R6.3", "the deck's top card", pins)
+            self._reveal([top], shifted, "R6.3", "the deck's top card", pins)
 
     def _reveal_turn_cards(self, turn: Turn, pins: list[Slot]) -> None:
         p = turn.player
