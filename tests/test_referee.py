@@ -416,6 +416,24 @@ def test_a_move_taking_dealt_cards_never_read_surely_is_asked() -> None:
     assert [e.data["reason"] for e in events if e.kind == "question"][:1] == ["doubtful reading"]
 
 
+def test_a_sum_whose_card_played_was_never_seen_is_asked() -> None:
+    """Ben's orange-3 is tapped in; then red-2 and orange-3 are gone and no card was seen laid.
+    "Ana played orange-3 and took red-2" fits (the other orange-3 may be hers), but her card came
+    and went between two views: which card it was is a guess, so the move is asked."""
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_placed(0, [("red-2", 0, 1.0), ("red-2", 100, 1.0)], 9))
+    laid = [("red-2", 0, 1.0), ("red-2", 100, 1.0), ("orange-3", 200, 1.0)]
+    referee.see(_placed(1, laid, 9))
+    referee.see(_placed(2, laid, 5))
+    referee.seen.push(ObservedTurn(Turn(1, Discard(Card.parse("orange-3"))), target_after=5))
+    referee.resync(referee.seen)
+    events = referee.see(_placed(3, [("red-2", 0, 1.0)], 8))
+    assert [e.data.get("reason") for e in events if e.kind == "question"] == ["the card played was not seen"]
+    assert [(e.data["sum"], e.data["asked"]) for e in events if e.kind == "move"] == [
+        ({"hand": "orange-3", "take": ["red-2"]}, True)
+    ]
+
+
 def test_a_discard_inferred_only_because_no_sum_explains_the_cards_picked_up_is_asked() -> None:
     """Ben lays orange-4; then green-3 is gone with no sum to explain it (4 + 3 = 7, not 9) while
     Cai's card is laid: that Ben discarded is a guess, so it is asked, never published as sure."""

@@ -568,7 +568,10 @@ class Referee:
                     readings += self._readings(view, refill + list(combo), gone + extra, self._gained(view))
                 if any(r.error is None for r in readings):
                     break
-        return self._decide(readings, events, "sum", twins=twins_only)
+        # no card was seen laid this turn: the hand card is taken for one of the cards gone, a
+        # guess (the card played came and went between two still views)
+        hand_unseen = not self.pending.arrivals[self._effects_expected(self.pending.flip) :]
+        return self._decide(readings, events, "sum", twins=twins_only, hand_unseen=hand_unseen)
 
     def _commit_discard(
         self,
@@ -602,10 +605,12 @@ class Referee:
         unexplained: bool = False,
         drawn: bool = False,
         twins: bool = False,
+        hand_unseen: bool = False,
     ) -> bool:
         """Play the reading that fits (asking when several do, or when it would be a guess: see the
         reasons below); False when none fits. ``unexplained`` and ``drawn``: as ``_commit_discard``'s;
-        ``twins``: the readings take a card that a refill card just like it replaced."""
+        ``twins``: the readings take a card that a refill card just like it replaced; ``hand_unseen``:
+        no card was seen laid before the sum."""
         seen = self.seen
         pending = self.pending
         valid = [r for r in readings if r.error is None]
@@ -638,6 +643,7 @@ class Referee:
                 (len(valid) > 1, "several readings fit"),
                 (unexplained, "cards picked up that no sum explains"),
                 (twins, "a refill card looks like one taken"),
+                (hand_unseen, "the card played was not seen"),
                 # a player holding a T! card the camera cannot read (an art it does not know, a
                 # card won unseen) may have used it unseen (R4.5)
                 (self._holds_unread_tweak(seen.round.to_move), "holds a T! card the camera cannot read"),

@@ -168,6 +168,12 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "heeft een T!-kaart die de camera niet kan lezen",
         "har ett T!-kort som kameran inte kan läsa",
     ),
+    "the card played was not seen": (
+        "no se vio la carta jugada",
+        "la carte jouée n'a pas été vue",
+        "de gespeelde kaart is niet gezien",
+        "det spelade kortet sågs inte",
+    ),
     "a refill card looks like one taken": (
         "una carta repuesta es igual a una tomada",
         "une carte de réassort ressemble à une carte prise",
