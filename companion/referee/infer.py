@@ -614,19 +614,15 @@ class Referee:
         seen = self.seen
         pending = self.pending
         valid = [r for r in readings if r.error is None]
+        in_view = self._view.cards if self._view is not None else Counter()
         doubt: list[Any] = [c for c in self._cards_of(readings) if c in pending.low]
         if pending.flip_doubted:
             doubt.append(pending.flip)
         # a card of the table the camera never saw (a refill card missed) is a guess: ask
-        doubt += [
-            c
-            for c in self._taken_of(valid)
-            if seen.unseen[c] and c not in Counter(self._view.cards if self._view else [])
-        ]
+        doubt += [c for c in self._taken_of(valid) if seen.unseen[c] and not in_view[c]]
         # a card taken that a doubtful reading in view may be (misread, still lying there) is a guess
-        here = self._view.cards if self._view is not None else Counter()
-        maybe_here = {alt for card, alts in pending.low.items() if here[card] for alt in alts}
-        doubt += [c for c in self._taken_of(valid) if c in maybe_here and not here[c]]
+        maybe_here = {alt for card, alts in pending.low.items() if in_view[card] for alt in alts}
+        doubt += [c for c in self._taken_of(valid) if c in maybe_here and not in_view[c]]
         if not valid:
             valid = self._alternatives(readings)
             doubt = doubt or ["?"]
@@ -634,7 +630,6 @@ class Referee:
             known = {turn_key(r.observed.turn) for r in valid}
             valid += [r for r in self._alternatives(valid) if turn_key(r.observed.turn) not in known]
         player = self.players[seen.round.to_move]
-        in_view = self._view.cards if self._view is not None else Counter()
         # why the move is asked, first reason first (none: it is played as sure)
         reasons = [
             reason

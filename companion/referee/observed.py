@@ -173,9 +173,13 @@ class ObservedRound:
         if seen is None or not rnd.deck_left:
             return
         self._solver.backs[rnd.deck_pos] = seen
-        deck = list(rnd.deck)
-        deck[rnd.deck_pos] = DeckCard(deck[rnd.deck_pos].card, seen)
-        rnd.deck = tuple(deck)
+        self._set_back(rnd.deck_pos, seen)
+
+    def _set_back(self, position: int, back: int) -> None:
+        """The back of the deck card at ``position`` in the engine's state (the face stays)."""
+        deck = list(self.round.deck)
+        deck[position] = DeckCard(deck[position].card, back)
+        self.round.deck = tuple(deck)
 
     # -- what is seen ----------------------------------------------------------------------
 
@@ -265,9 +269,7 @@ class ObservedRound:
             self.hand_slots = saved_slots
             for position in set(self._solver.backs) - set(backs_before):  # a back only this turn showed
                 del self._solver.backs[position]
-                deck = list(rnd.deck)
-                deck[position] = DeckCard(deck[position].card, deck_before[position].back)
-                rnd.deck = tuple(deck)
+                self._set_back(position, deck_before[position].back)
             if tweak_fixed is not None:
                 self._undo_tweak_use(*tweak_fixed)
             raise
@@ -291,9 +293,7 @@ class ObservedRound:
             uncovered = play.hand.value + sum(card.value for card in play.take)
         if uncovered is not None and below < len(rnd.deck):
             self._solver.backs[below] = uncovered
-            deck = list(rnd.deck)
-            deck[below] = DeckCard(deck[below].card, uncovered)
-            rnd.deck = tuple(deck)
+            self._set_back(below, uncovered)
         shifted = observed.shifted
         if shifted is None and isinstance(play, Sum):
             # not seen (a move tapped in): the one card the sum takes that was not on the table
