@@ -11,6 +11,7 @@ import pytest
 
 from companion.cli import main
 from companion.web.vision import vision_of
+from scanner.labels import COLOURS
 from scanner.read.classify import CardClassifier
 from scanner.read.profile import ProfileError, enrol_folder, load_profile
 from scanner.scan import load_scanner
@@ -201,6 +202,58 @@ def test_learning_a_small_deck_moves_its_readings_to_the_deck() -> None:
     zero_shot = accuracy(classifier.classify, crops, truth)
     learned = accuracy(lambda c: profile.classify(classifier, c), crops, truth)
     assert learned >= 0.85 and learned >= zero_shot + 0.2, (zero_shot, learned)
+
+
+def test_a_washed_out_photo_is_read_by_what_its_colour_and_value_share(tmp_path) -> None:
+    """One face photographed under glare (purple-5 faint and pale): its reader alone learns "pale
+    purple 5" and reads the real card as purple-4, whose photo is the saturated purple. The faces'
+    colour and value readers learn each from six photos, so the card is read right; the profile
+    file keeps them."""
+    import dataclasses
+
+    from scanner.geometry.crops import order_portrait
+    from scanner.labels import FACES
+    from scanner.read.adapt import SETTINGS, card_image, training_set
+    from scanner.read.profile import enrol_cards
+    from scanner.train.enrol_eval import card_photo_and_corners
+
+    pips = family_deck("pips", 2)
+    classifier = CardClassifier()
+    cards = {}
+    for k, label in enumerate(FACES):
+        photo, corners = card_photo_and_corners(label, pips, 600 + k)
+        cards[label] = [card_image(photo, order_portrait(corners))]
+    real = cards["purple-5"][0]
+    cards["purple-5"] = [(0.35 * real + 0.65 * 250).astype(np.uint8)]
+    profile = enrol_cards(classifier, cards, settings=dataclasses.replace(SETTINGS, copies=8))
+    assert profile.faces is not None and profile.faces.colour is not None and profile.faces.value is not None
+    # the real cards on other tables than those learned from
+    real_look = {"purple-5": [real], "purple-4": cards["purple-4"]}
+    settings = dataclasses.replace(SETTINGS, copies=20, seed=7, none_share=0.0)
+    crops, classes = training_set(real_look, {"purple-5": 0, "purple-4": 1}, 99, classifier.margin, settings)
+    truth = ["purple-5" if c // 2 == 0 else "purple-4" for c in classes]
+    path = tmp_path / "p.json"
+    profile.save(path)
+    saved = load_profile(path, classifier)
+    assert saved.faces is not None and saved.faces.colours == list(COLOURS) and saved.faces.values == [1, 2, 3, 4, 5, 6]
+    by_faces = [p.label for p in saved.classify(classifier, crops)]
+    profile.faces = None
+    by_label_alone = [p.label for p in profile.classify(classifier, crops)]
+
+    def right(read: list[str], label: str) -> float:
+        return np.mean([r == t for r, t in zip(read, truth) if t == label])
+
+    assert right(by_label_alone, "purple-5") <= 0.6, by_label_alone  # the failure this guards against
+    assert right(by_faces, "purple-5") >= 0.9 and right(by_faces, "purple-4") >= 0.9, by_faces
+    data = json.loads(path.read_text())
+    data["faces"]["value"]["centroids"] = "AAAA"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ProfileError, match="'faces.value.centroids' holds 0 numbers"):
+        load_profile(path)
+    data["faces"]["colours"][0] = "pink"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ProfileError, match="unknown colour or value in 'faces'"):
+        load_profile(path)
 
 
 def test_unknown_label_folder_is_refused(tmp_path, capsys) -> None:

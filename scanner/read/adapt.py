@@ -24,6 +24,9 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
+from scanner.geometry.crops import CROP_H, CROP_W
+from scanner.labels import COLOURS, FACES
+
 
 @dataclass(frozen=True)
 class AdaptSettings:
@@ -49,6 +52,11 @@ class AdaptSettings:
     #: a profile's reading less sure than this is doubted (the referee asks): the bar above which
     #: the tuning families' enrolled readings were right on their tables (benchmarks/profile_confidence.py)
     sure_confidence: float = 0.999
+    #: a face is read as its colour times its value, each learned from every card of the deck with
+    #: that colour or that value (one washed-out photo no longer decides its card alone), times the
+    #: whole-label reader's posterior to this power (tuned on the tuning families; RESULTS)
+    face_joint_power: float = 0.5
+    face_factor_labels: int = 3  # enrolled faces that must show a colour (a value) for it to be learned
     #: an enrolment photo's card is cut at each way's outline of it; outlines this alike (IoU) are one
     same_outline: float = 0.95
     seed: int = 0
@@ -143,6 +151,12 @@ def crop_features(
     if log_probs is not None:
         parts.append(s.log_prob_weight * np.maximum(np.asarray(log_probs, np.float32), np.log(1e-4)))
     return np.concatenate(parts, axis=1).astype(np.float32)
+
+
+#: Where each part lies in ``crop_features``' columns: the gradient histogram (the card's shapes)
+#: first, then the colour layout and the ink's hues, then the network's embedding and log-probabilities.
+SHAPE_COLUMNS = slice(0, ((CROP_H // 8) - 1) * ((CROP_W // 8) - 1) * 4 * 9)
+COLOUR_COLUMNS = slice(SHAPE_COLUMNS.stop, SHAPE_COLUMNS.stop + 8 * 6 * 3 + 19)
 
 
 def white_patch(crop: np.ndarray) -> np.ndarray:
@@ -265,6 +279,78 @@ def _temperature(d: np.ndarray, y: np.ndarray) -> float:
         if best is None or nll < best:
             best, chosen = nll, t
     return chosen
+
+
+@dataclass
+class FaceFactors:
+    """A deck's faces read by their two parts: which colour (from everything but the shapes: the
+    colour layout, the ink's hues, the network's view) and which value (from the shapes alone, so
+    the value is learned across colours). Each
+    discriminant learns from every photo of that colour or value, so a face whose one photo is
+    poor (glare, a colour cast) is still read by what its colour and its value share with the
+    rest of the deck. ``colour`` / ``value``: None where the deck's photos show only one."""
+
+    colours: list[str]
+    colour: LinearDiscriminant | None
+    values: list[int]
+    value: LinearDiscriminant | None
+
+    def combine(self, labels: list[str], joint: np.ndarray, features: np.ndarray, power: float) -> np.ndarray:
+        """``joint`` (N x len(labels) posteriors of whole labels) with the faces' share redrawn as
+        colour x value x joint ** ``power``; other labels (backs, T! cards) keep theirs.
+
+        >>> f = FaceFactors(["red", "blue"], None, [4, 5], None)
+        >>> f.combine(["red-4", "back-7"], np.array([[0.6, 0.4]]), np.zeros((1, 1)), 0.5).round(2).tolist()
+        [[0.6, 0.4]]
+        """
+        parts = [_face(label) for label in labels]
+        faces = [i for i, p in enumerate(parts) if p and p[0] in self.colours and p[1] in self.values]
+        if not faces or (self.colour is None and self.value is None):
+            return joint
+        part = joint[:, faces]
+        score = np.power(np.maximum(part, 1e-30), power)
+        if self.colour is not None:
+            pc = self.colour.posteriors(features[:, COLOUR_COLUMNS.start :])
+            score = score * pc[:, [self.colours.index(parts[i][0]) for i in faces]]
+        if self.value is not None:
+            pv = self.value.posteriors(features[:, SHAPE_COLUMNS])
+            score = score * pv[:, [self.values.index(parts[i][1]) for i in faces]]
+        out = joint.copy()
+        out[:, faces] = score / np.maximum(score.sum(axis=1, keepdims=True), 1e-30) * part.sum(axis=1, keepdims=True)
+        return out
+
+
+def _face(label: str) -> tuple[str, int] | None:
+    if label not in FACES:
+        return None
+    colour, value = label.split("-")
+    return colour, int(value)
+
+
+def fit_face_factors(
+    features: np.ndarray, labels: list[str | None], settings: AdaptSettings = SETTINGS
+) -> FaceFactors | None:
+    """The colour and value discriminants of the faces among training crops (``labels``: each
+    row's label, None for "not a card"). A colour or value is learned only where at least
+    ``face_factor_labels`` enrolled faces show it (fewer add nothing to the faces' own readers);
+    None where no face has both its colour and its value learned."""
+    parts = [_face(label) if label is not None else None for label in labels]
+    shown = {p for p in parts if p is not None}
+    colours = [c for c in COLOURS if sum(p[0] == c for p in shown) >= settings.face_factor_labels]
+    values = [v for v in range(1, 7) if sum(p[1] == v for p in shown) >= settings.face_factor_labels]
+    if not colours or not values:
+        return None
+    x = np.asarray(features, np.float32)
+    colour = value = None
+    if len(colours) >= 2:
+        rows = [i for i, p in enumerate(parts) if p is not None and p[0] in colours]
+        y = np.array([colours.index(parts[i][0]) for i in rows])
+        colour = fit_reader(x[rows][:, COLOUR_COLUMNS.start :], y, len(colours), settings)
+    if len(values) >= 2:
+        rows = [i for i, p in enumerate(parts) if p is not None and p[1] in values]
+        y = np.array([values.index(parts[i][1]) for i in rows])
+        value = fit_reader(x[rows][:, SHAPE_COLUMNS], y, len(values), settings)
+    return FaceFactors(colours, colour, values, value)
 
 
 # --- training crops ---------------------------------------------------------------------------

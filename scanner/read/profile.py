@@ -4,7 +4,9 @@ One photo of each card of the user's deck (fewer for a partly enrolled deck), ta
 table, is enough: the card is cut out as the dominant card-shaped outline of the photo, and the
 deck's look is *learned* (``scanner.read.adapt``): many crops of each card as the camera would see it on
 a table train a linear discriminant over art-independent features, with card parts and table as
-"not a card". At scan time the profile reads each crop; labels without photos are left to the
+"not a card". A face is also read by its two parts, its colour and its value, each learned from
+every enrolled face that shares it (``adapt.FaceFactors``), so one poor photo does not decide its
+card alone. At scan time the profile reads each crop; labels without photos are left to the
 shipped model. The card's aspect ratio is measured from the photos too.
 
 Profile file (JSON, ``"tweak_profile": 2``)::
@@ -14,7 +16,13 @@ Profile file (JSON, ``"tweak_profile": 2``)::
      "deck": "my deck", "created": "2026-12-01T10:00:00Z", "aspect": 1.397,
      "photos": {"red-5": 1, ...}, "missing": ["tweak-bomb", ...], "problems": [...],
      "reader": {"classes": ["red-5", "red-5/turned", ..., "none"], "dims": [D, K],
-                "mean": "<base64 float32>", "projection": "...", "centroids": "...", "reach": 12.3}}
+                "mean": "<base64 float32>", "projection": "...", "centroids": "...", "reach": 12.3,
+                "temperature": 16.0},
+     "faces": {"colours": ["red", ...], "values": [1, ...], "colour": {<as reader, no classes>},
+               "value": {...}}}
+
+``faces`` is absent from profiles made before it (they read as before) and where too few faces
+were enrolled to learn a colour or a value from several of them.
 
 A profile made with another model (another version or other weights) is refused: the network's
 embedding is one of the reader's features.
@@ -36,7 +44,14 @@ import numpy as np
 from scanner.core import ScannerError
 from scanner.find.detect import aspect_ratio, contained_share
 from scanner.labels import LABELS
-from scanner.read.adapt import SETTINGS, LinearDiscriminant, crop_features, fit_reader
+from scanner.read.adapt import (
+    SETTINGS,
+    FaceFactors,
+    LinearDiscriminant,
+    crop_features,
+    fit_face_factors,
+    fit_reader,
+)
 
 PROFILE_VERSION = 2
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
@@ -65,6 +80,7 @@ class DeckProfile:
     deck: str = ""
     created: str = ""
     problems: list[str] = field(default_factory=list)  # photos refused at enrolment, by name
+    faces: FaceFactors | None = None  # the faces' colour and value readers (None: whole labels only)
 
     @property
     def doubt_below(self) -> float:
@@ -98,8 +114,11 @@ class DeckProfile:
             return probs, flipped
         labels = classifier.labels
         column = {label: i for i, label in enumerate(labels)}
-        dist = self.reader.distances(crop_features(crops, emb, np.log(np.maximum(probs, 1e-12))))
+        features = crop_features(crops, emb, np.log(np.maximum(probs, 1e-12)))
+        dist = self.reader.distances(features)
         q = self.reader.posteriors_of(dist)
+        if self.faces is not None:
+            q = self._read_faces(q, features)
         own = np.zeros_like(probs)
         up = np.zeros_like(probs)
         for k, name in enumerate(self.classes):
@@ -125,6 +144,19 @@ class DeckProfile:
         said = np.where(own[rows, best] > 0, 1 - up[rows, best] / np.maximum(own[rows, best], 1e-12), flipped)
         return out.astype(np.float32), said.astype(np.float32)
 
+    def _read_faces(self, q: np.ndarray, features: np.ndarray) -> np.ndarray:
+        """The reader's posteriors with the faces' share redrawn by their colour and value
+        (``FaceFactors.combine``); which way up stays the reader's."""
+        up = [k for k, name in enumerate(self.classes) if name != NONE and not name.endswith(TURNED)]
+        turned = [self.classes.index(self.classes[k] + TURNED) for k in up]
+        whole = q[:, up] + q[:, turned]
+        share_up = q[:, up] / np.maximum(whole, 1e-30)
+        redrawn = self.faces.combine([self.classes[k] for k in up], whole, features, SETTINGS.face_joint_power)
+        out = q.copy()
+        out[:, up] = redrawn * share_up
+        out[:, turned] = redrawn * (1 - share_up)
+        return out
+
     def classify(self, classifier: Any, crops: list[np.ndarray]) -> list[Any]:
         """Predictions as ``CardClassifier.classify`` gives them, read with this deck's look."""
         from scanner.read.classify import Prediction
@@ -148,19 +180,55 @@ class DeckProfile:
             "photos": {label: self.photos[label] for label in self.enrolled},
             "missing": self.missing,
             "problems": self.problems,
-            "reader": {
-                "classes": self.classes,
-                "dims": list(r.projection.shape),
-                "mean": _pack(r.mean),
-                "projection": _pack(r.projection),
-                "centroids": _pack(r.centroids),
-                "reach": r.reach,
-                "temperature": r.temperature,
-            },
+            "reader": {"classes": self.classes, **_lda_json(r)},
+            **({} if self.faces is None else {"faces": _faces_json(self.faces)}),
         }
 
     def save(self, path: Path) -> None:
         Path(path).write_text(json.dumps(self.as_json()) + "\n", encoding="utf-8")
+
+
+def _lda_json(r: LinearDiscriminant) -> dict[str, Any]:
+    return {
+        "dims": list(r.projection.shape),
+        "mean": _pack(r.mean),
+        "projection": _pack(r.projection),
+        "centroids": _pack(r.centroids),
+        "reach": r.reach,
+        "temperature": r.temperature,
+    }
+
+
+def _lda_from_json(data: dict[str, Any], classes: int, where: str) -> LinearDiscriminant:
+    d, k = (int(v) for v in data["dims"])
+    return LinearDiscriminant(
+        _unpack(data["mean"], (d,), f"{where}.mean"),
+        _unpack(data["projection"], (d, k), f"{where}.projection"),
+        _unpack(data["centroids"], (classes, k), f"{where}.centroids"),
+        float(data["reach"]),
+        float(data.get("temperature", 1.0)),
+    )
+
+
+def _faces_json(f: FaceFactors) -> dict[str, Any]:
+    return {
+        "colours": f.colours,
+        "values": f.values,
+        "colour": None if f.colour is None else _lda_json(f.colour),
+        "value": None if f.value is None else _lda_json(f.value),
+    }
+
+
+def _faces_from_json(data: dict[str, Any], path: Path) -> FaceFactors:
+    from scanner.labels import COLOURS
+
+    colours = [str(c) for c in data["colours"]]
+    values = [int(v) for v in data["values"]]
+    if any(c not in COLOURS for c in colours) or any(not 1 <= v <= 6 for v in values):
+        raise ProfileError(f"{path}: unknown colour or value in 'faces' ({colours}, {values})")
+    colour = None if data["colour"] is None else _lda_from_json(data["colour"], len(colours), "faces.colour")
+    value = None if data["value"] is None else _lda_from_json(data["value"], len(values), "faces.value")
+    return FaceFactors(colours, colour, values, value)
 
 
 def _pack(a: np.ndarray) -> str:
@@ -170,7 +238,7 @@ def _pack(a: np.ndarray) -> str:
 def _unpack(text: str, shape: tuple[int, ...], what: str) -> np.ndarray:
     raw = base64.b64decode(text.encode("ascii"), validate=True)
     if len(raw) != 4 * int(np.prod(shape)):
-        raise ValueError(f"'reader.{what}' holds {len(raw) // 4} numbers, {int(np.prod(shape))} expected")
+        raise ValueError(f"'{what}' holds {len(raw) // 4} numbers, {int(np.prod(shape))} expected")
     return np.frombuffer(raw, "<f4").reshape(shape).copy()
 
 
@@ -199,14 +267,8 @@ def load_profile(path: Path, classifier: Any = None) -> DeckProfile:
         for label in photos:
             if label not in LABELS:
                 raise ProfileError(f"{path}: unknown label {label!r} in 'photos'")
-        d, k = (int(v) for v in reader["dims"])
-        lda = LinearDiscriminant(
-            _unpack(reader["mean"], (d,), "mean"),
-            _unpack(reader["projection"], (d, k), "projection"),
-            _unpack(reader["centroids"], (len(classes), k), "centroids"),
-            float(reader["reach"]),
-            float(reader.get("temperature", 1.0)),
-        )
+        lda = _lda_from_json(reader, len(classes), "reader")
+        faces = _faces_from_json(data["faces"], path) if data.get("faces") is not None else None
         aspect = data.get("aspect")
         profile = DeckProfile(
             int(model["version"]),
@@ -219,6 +281,7 @@ def load_profile(path: Path, classifier: Any = None) -> DeckProfile:
             str(data.get("deck", "")),
             str(data.get("created", "")),
             list(data.get("problems", [])),
+            faces,
         )
     except (KeyError, TypeError, ValueError) as err:
         raise ProfileError(f"{path}: a required field is missing or malformed ({err})") from None
@@ -294,7 +357,10 @@ def enrol_cards(
         cards = wanted < len(classes) - 1
         truth = np.array([column[enrolled[t // 2]] for t in wanted[cards]], int)
         read_right += list(probs[cards].argmax(axis=1) == truth)
-    reader = fit_reader(np.concatenate(features), targets, len(classes), settings)
+    every = np.concatenate(features)
+    reader = fit_reader(every, targets, len(classes), settings)
+    row_labels = [None if t == len(classes) - 1 else enrolled[t // 2] for t in targets]
+    faces = fit_face_factors(every, row_labels, settings)
     return DeckProfile(
         classifier.version,
         model_fingerprint(classifier.path),
@@ -305,6 +371,7 @@ def enrol_cards(
         float(np.mean(read_right)) if read_right else 1.0,
         deck,
         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        faces=faces,
     )
 
 
