@@ -474,6 +474,37 @@ def test_a_card_in_view_when_the_round_was_changed_by_hand_is_not_taken_as_laid_
     assert [e.data["discard"] for e in events if e.kind == "move"] == ["orange-4"]
 
 
+def test_a_card_the_referee_corrected_keeps_its_correction_while_it_lies_there() -> None:
+    """Ben discarded orange-2, which the camera reads in doubt as yellow-2 at every view; the
+    referee corrected the move. The card where it lies is orange-2 from then on: the moves that
+    follow are read as sure, not unsettled by the same misreading again."""
+    red2, green3, orange2, yellow2, yellow6, blue1, red6 = _cards(
+        "red-2", "green-3", "orange-2", "yellow-2", "yellow-6", "green-4", "red-6"
+    )
+    referee = Referee(["Ana", "Ben"], 0)
+
+    def view(time: float, *extra: tuple[Card, float]) -> TableView:
+        cards = [(red2, 0.0, 1.0), (green3, 100.0, 1.0), (yellow2, 200.0, 0.4)]
+        cards += [(card, 300.0 + 100 * i, 1.0) for i, (card, _) in enumerate(extra)]
+        return _placed(time, [(c.name, x, p) for c, x, p in cards], 9)
+
+    referee.see(_placed(0, [("red-2", 0.0, 1.0), ("green-3", 100.0, 1.0)], 9))
+    referee.see(view(1))  # Ben lays orange-2, read in doubt as yellow-2
+    events = referee.see(view(2, (yellow6, 1.0)))  # Ana lays yellow-6: Ben's move is asked
+    assert [e.data["discard"] for e in events if e.kind == "move"] == ["yellow-2"]
+    assert events[0].kind == "question"
+    referee.seen.correct(0, ObservedTurn(Turn(1, Discard(orange2))))
+    referee.resync(referee.seen)
+    referee.see(view(3, (yellow6, 1.0)))
+    events = referee.see(view(4, (yellow6, 1.0), (blue1, 1.0)))  # Ben lays green-4: Ana discarded
+    # (asked: yellow-6 lay in view when the round was changed by hand)
+    assert [e.data["discard"] for e in events if e.kind == "move"] == ["yellow-6"]
+    referee.see(view(5, (yellow6, 1.0), (blue1, 1.0)))
+    events = referee.see(view(6, (yellow6, 1.0), (blue1, 1.0), (red6, 1.0)))  # Ana lays red-6
+    assert [(e.kind, e.data.get("discard"), e.data.get("asked")) for e in events] == [("move", "green-4", False)]
+    assert referee.seen.round.table.count(orange2) == 1
+
+
 @pytest.mark.parametrize("seed", [0, 1, 4])
 def test_a_player_holding_a_t_card_the_camera_cannot_read_has_each_move_asked(seed: int) -> None:
     """Flawless views until the first TWEAK, then the T! cards vanish from sight (an art the

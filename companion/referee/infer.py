@@ -117,6 +117,7 @@ class Referee:
     def resync(self, seen: ObservedRound | None) -> None:
         """Follow ``seen`` from now on: the round was changed by hand (a correction, an undo, a
         move tapped in), so what was gathered for the turn in progress no longer holds."""
+        laid = Counter(self.pending.arrivals)
         self.seen = seen
         self.pending = _Pending()
         self.over_reported = seen is not None and seen.round.is_over()
@@ -124,6 +125,25 @@ class Referee:
         self._unsynced = False
         self._doubtful_deal = {}
         self._drawn_after_last = False
+        self._pin_misread(laid)
+
+    def _pin_misread(self, laid: Counter) -> None:
+        """After a change by hand the round says which cards lie on the table. Where exactly one
+        card in view (not laid this turn) is not on the round's table, exactly one table card is
+        not in view, and the camera reads the first in doubt, it is the second misread: its place
+        remembers the round's card as sure, so the camera's doubtful rereadings of it no longer
+        unsettle the round (a referee who corrected a card is not asked about it at every view)."""
+        if self.seen is None or self._view is None:
+            return
+        table = Counter(self.seen.round.table)
+        extra, missing = self._view.cards - table - laid, table - self._view.cards
+        if extra.total() != 1 or missing.total() != 1:
+            return
+        shown, actual = next(iter(extra)), next(iter(missing))
+        places = sorted((m for m in self._readings_at if m[1] == shown), key=lambda m: m[2])
+        if not places or places[0][2] >= self.doubt_below or (len(places) > 1 and places[1][2] == places[0][2]):
+            return  # read surely, or two readings alike: which one is misread cannot be told
+        places[0][1], places[0][2] = actual, 1.0
 
     # -- feeding views ---------------------------------------------------------------------
 
