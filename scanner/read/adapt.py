@@ -153,10 +153,10 @@ def crop_features(
     return np.concatenate(parts, axis=1).astype(np.float32)
 
 
-#: Where each part lies in ``crop_features``' columns: the gradient histogram (the card's shapes)
-#: first, then the colour layout and the ink's hues, then the network's embedding and log-probabilities.
-SHAPE_COLUMNS = slice(0, ((CROP_H // 8) - 1) * ((CROP_W // 8) - 1) * 4 * 9)
-COLOUR_COLUMNS = slice(SHAPE_COLUMNS.stop, SHAPE_COLUMNS.stop + 8 * 6 * 3 + 19)
+#: ``crop_features``' columns: the gradient histogram (the card's shapes) first; after it, what the
+#: card's colours say (the colour layout, the ink's hues, the network's embedding and log-probabilities)
+SHAPE_COLUMNS = slice(0, gradient_histograms(np.zeros((1, CROP_H, CROP_W), np.float32)).shape[1])
+COLOUR_COLUMNS = slice(SHAPE_COLUMNS.stop, None)
 
 
 def white_patch(crop: np.ndarray) -> np.ndarray:
@@ -285,10 +285,10 @@ def _temperature(d: np.ndarray, y: np.ndarray) -> float:
 class FaceFactors:
     """A deck's faces read by their two parts: which colour (from everything but the shapes: the
     colour layout, the ink's hues, the network's view) and which value (from the shapes alone, so
-    the value is learned across colours). Each
-    discriminant learns from every photo of that colour or value, so a face whose one photo is
-    poor (glare, a colour cast) is still read by what its colour and its value share with the
-    rest of the deck. ``colour`` / ``value``: None where the deck's photos show only one."""
+    the value is learned across colours). Each discriminant learns from every photo of that colour
+    or value, so a face whose one photo is poor (glare, a colour cast) is still read by what its
+    colour and its value share with the rest of the deck. ``colour`` / ``value``: None where the
+    deck's photos show only one."""
 
     colours: list[str]
     colour: LinearDiscriminant | None
@@ -310,7 +310,7 @@ class FaceFactors:
         part = joint[:, faces]
         score = np.power(np.maximum(part, 1e-30), power)
         if self.colour is not None:
-            pc = self.colour.posteriors(features[:, COLOUR_COLUMNS.start :])
+            pc = self.colour.posteriors(features[:, COLOUR_COLUMNS])
             score = score * pc[:, [self.colours.index(parts[i][0]) for i in faces]]
         if self.value is not None:
             pv = self.value.posteriors(features[:, SHAPE_COLUMNS])
@@ -345,7 +345,7 @@ def fit_face_factors(
     if len(colours) >= 2:
         rows = [i for i, p in enumerate(parts) if p is not None and p[0] in colours]
         y = np.array([colours.index(parts[i][0]) for i in rows])
-        colour = fit_reader(x[rows][:, COLOUR_COLUMNS.start :], y, len(colours), settings)
+        colour = fit_reader(x[rows][:, COLOUR_COLUMNS], y, len(colours), settings)
     if len(values) >= 2:
         rows = [i for i, p in enumerate(parts) if p is not None and p[1] in values]
         y = np.array([values.index(parts[i][1]) for i in rows])
