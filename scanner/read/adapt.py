@@ -333,7 +333,11 @@ def fit_face_factors(
     """The colour and value discriminants of the faces among training crops (``labels``: each
     row's label, None for "not a card"). A colour or value is learned only where at least
     ``face_factor_labels`` enrolled faces show it (fewer add nothing to the faces' own readers);
-    None where no face has both its colour and its value learned."""
+    None where no face has both its colour and its value learned.
+
+    >>> fit_face_factors(np.zeros((4, 1500), np.float32), ["red-1", "red-2", "blue-1", None]) is None
+    True
+    """
     parts = [_face(label) if label is not None else None for label in labels]
     shown = {p for p in parts if p is not None}
     colours = [c for c in COLOURS if sum(p[0] == c for p in shown) >= settings.face_factor_labels]
