@@ -588,36 +588,6 @@ def test_a_t_card_read_in_doubt_makes_its_move_a_question() -> None:
     assert not any(e.data["asked"] for e in moves if e.readings[0].observed.turn.tweak is None)
 
 
-def test_a_face_read_in_doubt_as_a_back_in_the_centre_is_a_doubtful_face() -> None:
-    """An unknown art's orange-2 read "special-7" at 0.5 in the middle of the table, away from the
-    deck: kept as its likeliest face, in doubt (dropped, Ana's discard of it was never seen and
-    Ben's card was taken for hers). A back read surely there, or the deck itself, stays a back."""
-    import numpy as np
-
-    from companion.referee.view import Seating
-    from scanner.track import TrackedCard
-
-    def card(label: str, x: float, confidence: float, candidates=()) -> TrackedCard:
-        quad = np.array([[x, 300], [x + 60, 300], [x + 60, 385], [x, 385]], np.float32)
-        return TrackedCard(label, quad, confidence, "centre", 3, list(candidates))
-
-    doubtful = card("special-7", 400, 0.5, [("special-7", 0.5), ("orange-2", 0.3), ("red-2", 0.1)])
-    cards = [card("back-8", 610, 1.0), card("red-2", 250, 1.0), doubtful, card("back-9", 900, 1.0)]
-    view = Seating(2, (1280, 720)).view(0.0, cards)
-    assert view.target == 8
-    assert [(s.card.name, s.confidence, [a.name for a in s.alternatives]) for s in view.centre] == [
-        ("red-2", 1.0, []),
-        ("orange-2", 0.5, ["red-2"]),
-    ]
-    assert [s.card.name for s in view.doubtful()] == ["orange-2"]
-    # under a deck profile's bar, a back read at 0.99 away from the deck is a doubtful face too
-    sure_enough = card("back-7", 400, 0.99, [("back-7", 0.99), ("yellow-1", 0.01)])
-    profiled = Seating(2, (1280, 720)).view(0.0, [card("back-8", 610, 1.0), sure_enough], doubt_below=0.999)
-    assert [s.card.name for s in profiled.centre] == ["yellow-1"]
-    plain = Seating(2, (1280, 720)).view(0.0, [card("back-8", 610, 1.0), sure_enough])
-    assert plain.centre == []
-
-
 def test_seating_takes_the_scanners_target_and_zones() -> None:
     """The view's target is the scanner's (the tracker's vote) where it read one, and a card the
     scanner placed outside the centre zone is not a centre card; without them, seating decides."""

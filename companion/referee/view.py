@@ -151,34 +151,17 @@ class Seating:
             else:
                 face = parse_card(label)
                 if face is None:
-                    face = self._face_read_as_a_back(card, at, reach, doubt_below)
-                if face is None:
                     continue
                 if not self._in_centre(card):
                     given.append((face, self.seat_of(at), (float(at[0]), float(at[1]))))
                     continue
                 others = tuple(
-                    alt
-                    for alt in (parse_card(lab) for lab, _ in getattr(card, "candidates", ())[1:])
-                    if alt and alt != face
+                    alt for alt in (parse_card(lab) for lab, _ in getattr(card, "candidates", ())[1:]) if alt
                 )
                 centre.append(SeenCard(face, (float(at[0]), float(at[1])), float(card.confidence), others))
             confidence = min(confidence, float(card.confidence))
         length = self.card_length or 100.0
         return TableView(time, centre, target, empty, held, used, confidence, tweaks, length, given, doubt_below)
-
-    def _face_read_as_a_back(self, card: Any, at: np.ndarray, reach: float, doubt_below: float | None) -> Card | None:
-        """A card lying in the centre away from the deck, read in doubt as a back or the special 7,
-        is a face the reader does not know well (an unknown art's numeral): it is kept as its
-        likeliest face, in doubt, so that a move resting on it is asked. Dropped, it would be a
-        card never laid, and the move made with it would be taken for the next one's."""
-        bar = LOW_CONFIDENCE if doubt_below is None else doubt_below
-        if card.confidence >= bar or (self.deck_at is not None and np.linalg.norm(at - self.deck_at) < reach):
-            return None
-        if not self._in_centre(card):
-            return None
-        faces = (parse_card(lab) for lab, _ in getattr(card, "candidates", ()))
-        return next((face for face in faces if face is not None), None)
 
     def _in_centre(self, card: Any) -> bool:
         zone = getattr(card, "zone", None)  # the scanner's zone for the card, where it knows one
