@@ -36,6 +36,7 @@ import json
 import sys
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,7 @@ import numpy as np
 
 from scanner.core import ScannerError
 from scanner.find.detect import aspect_ratio, contained_share
-from scanner.labels import LABELS
+from scanner.labels import COLOURS, LABELS
 from scanner.read.adapt import (
     SETTINGS,
     FaceFactors,
@@ -144,11 +145,16 @@ class DeckProfile:
         said = np.where(own[rows, best] > 0, 1 - up[rows, best] / np.maximum(own[rows, best], 1e-12), flipped)
         return out.astype(np.float32), said.astype(np.float32)
 
+    @cached_property
+    def _upright_and_turned(self) -> tuple[list[int], list[int]]:
+        """The reader's class of each label printed way up, and of the same label turned round."""
+        up = [k for k, name in enumerate(self.classes) if name != NONE and not name.endswith(TURNED)]
+        return up, [self.classes.index(self.classes[k] + TURNED) for k in up]
+
     def _read_faces(self, q: np.ndarray, features: np.ndarray) -> np.ndarray:
         """The reader's posteriors with the faces' share redrawn by their colour and value
         (``FaceFactors.combine``); which way up stays the reader's."""
-        up = [k for k, name in enumerate(self.classes) if name != NONE and not name.endswith(TURNED)]
-        turned = [self.classes.index(self.classes[k] + TURNED) for k in up]
+        up, turned = self._upright_and_turned
         whole = q[:, up] + q[:, turned]
         share_up = q[:, up] / np.maximum(whole, 1e-30)
         redrawn = self.faces.combine([self.classes[k] for k in up], whole, features, SETTINGS.face_joint_power)
@@ -220,8 +226,6 @@ def _faces_json(f: FaceFactors) -> dict[str, Any]:
 
 
 def _faces_from_json(data: dict[str, Any], path: Path) -> FaceFactors:
-    from scanner.labels import COLOURS
-
     colours = [str(c) for c in data["colours"]]
     values = [int(v) for v in data["values"]]
     if any(c not in COLOURS for c in colours) or any(not 1 <= v <= 6 for v in values):
