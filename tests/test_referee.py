@@ -610,6 +610,61 @@ def test_seating_takes_the_scanners_target_and_zones() -> None:
     assert {s.card.name for s in Seating(2, (1280, 720)).view(0.0, unzoned).centre} == {"red-2", "green-3"}
 
 
+def test_a_card_read_as_no_number_in_the_centre_is_reported_unread() -> None:
+    """A number misread as a back or a T! card is not a centre card, but the view says where it
+    lies in the centre zone (away from the deck: the deck's own backs are the target); outside the
+    centre zone it is not reported. A T! card read in the centre still counts as held."""
+    import numpy as np
+
+    from companion.referee.view import Seating
+    from scanner.track import TrackedCard
+
+    def card(label: str, x: float, zone: str | None = "centre", confidence: float = 0.99) -> TrackedCard:
+        quad = np.array([[x, 300], [x + 60, 300], [x + 60, 385], [x, 385]], np.float32)
+        return TrackedCard(label, quad, confidence, zone, 3)
+
+    seating = Seating(2, (1280, 720))
+    first = seating.view(0.0, [card("back-8", 610), card("red-2", 400), card("green-3", 800)])
+    assert first.target == 8 and first.unread == []
+    later = seating.view(1.0, [card("back-8", 610), card("red-2", 400), card("special-7", 200, confidence=0.5),
+                               card("back-3", 1000, zone="seat-1"), card("tweak-joker", 800, confidence=0.8),
+                               card("tweak-bomb", 1100, zone="seat-1")])  # fmt: skip
+    assert {s.card.name for s in later.centre} == {"red-2"}
+    assert sorted(later.unread) == [(230.0, 342.5), (830.0, 342.5)]
+    assert later.held[1] + later.held[0] == Counter({TweakKind.JOKER: 1, TweakKind.BOMB: 1})
+
+
+def test_a_card_laid_but_read_as_no_face_makes_the_moves_asked() -> None:
+    """Ana discards orange-2, which the camera reads as a back (no face in the centre); then Ben
+    lays red-1. Without the unread card, red-1 looks like Ana's discard: the move is asked, never
+    published as sure. Something read as no face already at the deal does not unsettle the moves."""
+    red2, green3, red1, yellow5 = _cards("red-2", "green-3", "red-1", "yellow-5")
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_view(0, [red2, green3]))
+    laid = _view(1, [red2, green3])
+    laid.unread = [(500.0, 0.0)]
+    referee.see(laid)
+    events = []
+    for time, cards in ((2, [red1]), (3, [red1]), (4, [red1, yellow5])):  # (then Ana lays yellow-5)
+        view = _view(time, [red2, green3, *cards])
+        view.unread = [(500.0, 0.0)]
+        events += referee.see(view)
+    moves = [e for e in events if e.kind == "move"]
+    assert moves and all(e.data["asked"] for e in moves)
+    assert any(e.kind == "question" and e.data["reason"] == "a card in the centre could not be read" for e in events)
+
+    calm = Referee(["Ana", "Ben"], 0)
+    dealt = _view(0, [red2, green3])
+    dealt.unread = [(500.0, 0.0)]
+    calm.see(dealt)
+    events = []
+    for time, cards in ((1, []), (2, [red1]), (3, [red1]), (4, [red1, yellow5])):
+        view = _view(time, [red2, green3, *cards])
+        view.unread = [(502.0, 1.0)]
+        events += calm.see(view)
+    assert [(e.data["discard"], e.data["asked"]) for e in events if e.kind == "move"] == [("red-1", False)]
+
+
 def test_a_camera_round_records_each_move_and_takes_the_referees_hand() -> None:
     """The dashboard's camera round: every move the camera infers comes with its log entry, and
     a move undone and tapped in again by hand ends the round with the same scores."""

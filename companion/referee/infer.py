@@ -70,6 +70,7 @@ class _Pending:
     steady_target: int | None = None
     new_target: tuple[int, int] | None = None  # a different target, and in how many views in a row
     draws: int = 0
+    unread: bool = False  # a card the camera could not read as a face lies in the centre (not there at the deal)
 
     @property
     def seen(self) -> Counter:
@@ -113,6 +114,9 @@ class Referee:
         # the last move was settled once its player had drawn (the next one played); at the deal no draw is due
         self._drawn_after_last = True
         self.over_reported = False
+        # where cards read as no face lay in the centre when the round began (something that is
+        # not a card): only one appearing later may be a face laid and misread
+        self._unread_at_deal: list[tuple[float, float]] = []
 
     def resync(self, seen: ObservedRound | None) -> None:
         """Follow ``seen`` from now on: the round was changed by hand (a correction, an undo, a
@@ -197,6 +201,7 @@ class Referee:
         if view.target is not None:
             self.seen.observe_target(view.target)
         self._doubtful_deal = {s.card: s.alternatives for s in view.centre if s.confidence < self.doubt_below}
+        self._unread_at_deal = list(view.unread)
         return [
             Event(
                 "start",
@@ -218,6 +223,9 @@ class Referee:
         if p is None or depth > 3:
             return
         pending = self.pending
+        near = 0.5 * view.card_length
+        if any(all(math.dist(u, k) >= near for k in self._unread_at_deal) for u in view.unread):
+            pending.unread = True
         flips = self._flips(view)
         self._count_draws(view, flips)
         other_flip = [s for s in flips if s != p]
@@ -665,6 +673,8 @@ class Referee:
                 # a refill card never seen is a guess, and a guess rules readings in and out
                 (any(n > in_view[card] for card, n in seen.unseen.items()), "a refill card was not seen"),
                 (self._unsynced, "a turn may have gone by unseen"),
+                # a face laid and misread as a back is unseen: the move may rest on it
+                (pending.unread, "a card in the centre could not be read"),
                 # a move settled from the same view as a question rests on its answer, not yet given
                 (any(e.kind == "question" for e in events), "follows a move in question"),
             )

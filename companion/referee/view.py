@@ -57,6 +57,10 @@ class TableView:
     given: list[tuple[Card, int, tuple[float, float]]] = field(default_factory=list)
     # the reader's own bar for a doubtful reading (a deck profile's); None: LOW_CONFIDENCE
     doubt_below: float | None = None
+    # where a card lies in the centre, away from the deck and the T! pile, that was read as no
+    # number (a back, the empty deck's 7, a T! card): a number misread, or something that is not
+    # a card; the referee decides which
+    unread: list[tuple[float, float]] = field(default_factory=list)
 
     @property
     def cards(self) -> Counter:
@@ -136,11 +140,14 @@ class Seating:
         centre: list[SeenCard] = []
         tweaks: list[SeenTweak] = []
         given: list[tuple[Card, int, tuple[float, float]]] = []
+        unread: list[tuple[float, float]] = []
         confidence = 1.0
         for card, at in zip(cards, centres):
             label = card.label
             xy = (float(at[0]), float(at[1]))
             if label.startswith("tweak-") and label != "tweak-back":
+                if self._stray_tweak(card, at, reach):
+                    unread.append(xy)
                 kind = TweakKind(label.split("-", 1)[1])
                 held[self.seat_of(at)][kind] += 1
                 tweaks.append(SeenTweak(kind, xy, self.seat_of(at), float(card.confidence)))
@@ -151,6 +158,8 @@ class Seating:
             else:
                 face = parse_card(label)
                 if face is None:
+                    if self._stray_back(card, at, reach):
+                        unread.append(xy)
                     continue
                 if not self._in_centre(card):
                     given.append((face, self.seat_of(at), (float(at[0]), float(at[1]))))
@@ -161,7 +170,22 @@ class Seating:
                 centre.append(SeenCard(face, (float(at[0]), float(at[1])), float(card.confidence), others))
             confidence = min(confidence, float(card.confidence))
         length = self.card_length or 100.0
-        return TableView(time, centre, target, empty, held, used, confidence, tweaks, length, given, doubt_below)
+        return TableView(
+            time, centre, target, empty, held, used, confidence, tweaks, length, given, doubt_below, unread
+        )
+
+    def _stray_back(self, card: Any, at: np.ndarray, reach: float) -> bool:
+        """A card read as a back (or the empty deck's 7) in the centre, away from the deck."""
+        if not (card.label.startswith("back-") or card.label == "special-7") or not self._in_centre(card):
+            return False
+        return self.deck_at is None or float(np.linalg.norm(at - self.deck_at)) >= reach
+
+    def _stray_tweak(self, card: Any, at: np.ndarray, reach: float) -> bool:
+        """A T! card read face up in the centre zone, away from the T! pile: a T! card is won into
+        a player's place, so it is more likely a number misread (only where zones are known)."""
+        if (getattr(card, "zone", None) is None and self.zones is None) or not self._in_centre(card):
+            return False
+        return self.pile_at is None or float(np.linalg.norm(at - self.pile_at)) >= reach
 
     def _in_centre(self, card: Any) -> bool:
         zone = getattr(card, "zone", None)  # the scanner's zone for the card, where it knows one
