@@ -1,13 +1,14 @@
 """Unseen art: the scanner on decks of art families nobody trained on (issue: recognise any deck).
 
-    python benchmarks/families.py [--families pips,texture,...] [--tables 40] [--deck 1] [--first SEED]
+    python benchmarks/families.py [--families pips,texture,...] [--tables 40] [--deck 1] [--first SEED] [--clutter]
 
 For each family (``scanner/synth/families.py``: tuning families first, then the families kept for
 checking), one deck is drawn; it is enrolled from one photo per label (a card anywhere on a table,
 everyday light) and its tables (1-16 centre cards plus deck, T! pile and won piles; mixed light)
 are scanned zero-shot and with the profile. Prints card recall and precision (IoU 0.5, required
 cards: complete, at most a quarter hidden), labels right of the cards found, frames all right,
-the enrolment's time and the scan's median time a frame.
+the enrolment's time and the scan's median time a frame. ``--clutter``: things that are not cards
+lie on the tables too (``scanner/synth/clutter.py``); the cards found on them are counted by kind.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -38,6 +40,7 @@ from scanner.train.enrol_eval import card_photo  # noqa: E402
 def score(scanner, tables) -> dict[str, float]:
     required = found = right = total = false = frames_right = 0
     times = []
+    on_clutter: Counter = Counter()  # false cards, by the thing they lie on
     for rendered in tables:
         req, opt = expected_cards(rendered.truth)
         started = time.perf_counter()
@@ -50,6 +53,10 @@ def score(scanner, tables) -> dict[str, float]:
         opt_pairs = match([np.array(c["corners"]) for c in opt], [quads[j] for j in rest])
         ok = sum(cards[j].label == req[i]["label"] for i, j in pairs)
         fp = len(rest) - len(opt_pairs)
+        matched_opt = {rest[j] for _, j in opt_pairs}
+        for j in rest:
+            if j not in matched_opt:
+                on_clutter[_lies_on(rendered.truth, quads[j])] += 1
         required += len(req)
         found += len(pairs)
         right += ok
@@ -62,7 +69,18 @@ def score(scanner, tables) -> dict[str, float]:
         "labels": right / max(found, 1),
         "frames": frames_right / max(len(tables), 1),
         "ms": 1000 * statistics.median(times),
+        "false": dict(on_clutter),
     }
+
+
+def _lies_on(truth: dict, quad) -> str:
+    """What a false card lies on: the kind of the thing under its middle, or "table"."""
+    middle = np.asarray(quad, np.float32).reshape(4, 2).mean(axis=0)
+    for item in truth.get("clutter", []):
+        polygon = np.asarray(item["corners"], np.float32).reshape(-1, 1, 2)
+        if cv2.pointPolygonTest(polygon, (float(middle[0]), float(middle[1])), False) >= 0:
+            return item["kind"]
+    return "table"
 
 
 def main() -> None:
@@ -72,14 +90,16 @@ def main() -> None:
     parser.add_argument("--deck", type=int, default=1)
     parser.add_argument("--first", type=int, default=40_000_000)
     parser.add_argument("--detector", choices=("auto", "classical", "learned"), default="auto")
+    parser.add_argument("--clutter", action="store_true", help="things that are not cards on the tables too")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     scanner = load_scanner(detector=args.detector)
-    print(f"{args.tables} tables a family from seed {args.first}, deck {args.deck}, detector {args.detector}")
+    clutter = ", clutter" if args.clutter else ""
+    print(f"{args.tables} tables a family from seed {args.first}, deck {args.deck}, detector {args.detector}{clutter}")
     print("family     kind    | zero-shot: recall precision labels frames | enrolled: recall precision labels frames")
     for family in args.families.split(","):
         d = deck(family, args.deck)
-        tables = [render_table(args.first + i, style=d) for i in range(args.tables)]
+        tables = [render_table(args.first + i, style=d, clutter=args.clutter) for i in range(args.tables)]
         zero = score(scanner, tables)
         with tempfile.TemporaryDirectory() as tmp:
             for k, label in enumerate(LABELS):
@@ -97,6 +117,13 @@ def main() -> None:
             f"{enrolled['frames']:.3f} | enrol {report.seconds:.1f} s, {report.used} photos, "
             f"{len(report.refused)} refused; scan {zero['ms']:.0f} / {enrolled['ms']:.0f} ms"
         )
+        if args.clutter:
+            false = f"zero-shot {_kinds(zero['false'])} | enrolled {_kinds(enrolled['false'])}"
+            print(f"{'':18s} | false cards on: {false}")
+
+
+def _kinds(counts: dict[str, int]) -> str:
+    return ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items(), key=lambda kv: -kv[1])) or "none"
 
 
 if __name__ == "__main__":

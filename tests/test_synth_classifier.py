@@ -433,3 +433,30 @@ def test_a_classifier_trained_on_stretched_crops_is_given_them_stretched(tmp_pat
     crops = np.stack([card_crop(rendered.image, np.array(c["corners"], np.float32)) for c in rendered.truth["cards"]])
     assert np.array_equal(stretched.preprocess(crops), plain.preprocess(stretch_contrast(crops)))
     assert not np.array_equal(stretched.preprocess(crops), plain.preprocess(crops))
+
+
+def test_clutter_lies_where_the_table_is_free_at_its_size_and_is_in_the_truth():
+    """Things that are not cards (``render_table(clutter=True)``): each one in the truth with its
+    kind and outline, on no card, a score pad larger than a card and a tile smaller at a card's
+    proportions; a table drawn without clutter is as before (no ``clutter`` in its truth)."""
+    from scanner.synth.clutter import KINDS
+
+    kinds: set[str] = set()
+    for seed in range(40):
+        truth = render_table(5_000_000 + seed, clutter=True).truth
+        cards = [np.asarray(c["corners"], np.float32) for c in truth["cards"]]
+        card_long = float(np.median([max(np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])) for q in cards]))
+        for item in truth.get("clutter", []):  # (a crowded table may have no room)
+            quad = np.asarray(item["corners"], np.float32)
+            kinds.add(item["kind"])
+            assert item["kind"] in KINDS
+            for card in cards:  # (a card's corner may reach under a distorted edge: a sliver at most)
+                overlap, _ = cv2.intersectConvexConvex(quad, card)
+                assert overlap < 0.05 * cv2.contourArea(card)
+            long = max(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[3] - quad[0]))
+            if item["kind"] == "score_pad":
+                assert 1.4 < long / card_long < 2.0
+            if item["kind"] == "tile":
+                assert 0.3 < long / card_long < 0.55
+    assert kinds == set(KINDS)
+    assert "clutter" not in render_table(5_000_000).truth

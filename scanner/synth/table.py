@@ -21,6 +21,7 @@ import numpy as np
 
 from scanner.labels import BACKS, FACES, LABELS, TWEAK_FACES
 from scanner.synth.cards import CARD_MASK, CARD_MM, ArtStyle, random_style, render_card, render_foreign_card
+from scanner.synth.clutter import Clutter, clutter_picture, random_clutter
 from scanner.synth.families import AbstractDeck, FamilyDeck
 
 FRAME_SIZES = ((1280, 720), (1600, 900), (1920, 1080))
@@ -101,6 +102,7 @@ class Scene:
     cards: list[PlacedCard] = field(default_factory=list)
     coins: list[tuple[float, float, float]] = field(default_factory=list)  # x, y, radius mm
     players: int = 4
+    clutter: list[Clutter] = field(default_factory=list)  # things on the table that are not cards
     target: int | None = None
 
 
@@ -116,9 +118,12 @@ def _occupy(occupancy: np.ndarray, poly: np.ndarray) -> None:
     cv2.fillConvexPoly(occupancy, (poly / 2).astype(np.int32), 1)
 
 
-def random_scene(rng: random.Random, n_centre: int | None = None, uniform_labels: bool = False) -> Scene:
+def random_scene(
+    rng: random.Random, n_centre: int | None = None, uniform_labels: bool = False, clutter: bool = False
+) -> Scene:
     """A plausible table: deck, T! pile, player areas, centre cards (``uniform_labels``: centre
-    cards drawn from all 46 labels, to train and test every class evenly)."""
+    cards drawn from all 46 labels, to train and test every class evenly; ``clutter``: things that
+    are not cards where the table is free, ``synth.clutter``)."""
     width, height = rng.uniform(700, 1000), rng.uniform(500, 700)
     players = rng.randint(2, 6)
     scene = Scene((width, height), players=players)
@@ -229,6 +234,16 @@ def random_scene(rng: random.Random, n_centre: int | None = None, uniform_labels
             placed += 1
     for _ in range(rng.choice((0, 0, 1, 2, 3))):
         scene.coins.append((rng.uniform(30, width - 30), rng.uniform(30, height - 30), rng.uniform(9, 13)))
+    if clutter:
+
+        def free(poly: np.ndarray) -> bool:
+            inside = poly.min() >= 0 and poly[:, 0].max() <= width and poly[:, 1].max() <= height
+            if not inside or _overlaps(occupancy, poly, 0.1):
+                return False
+            _occupy(occupancy, poly)
+            return True
+
+        scene.clutter = random_clutter(rng, width, height, free)
     return scene
 
 
@@ -450,17 +465,19 @@ def render_table(
     conditions: Conditions | None = None,
     foreign: bool = False,
     abstract: bool = False,
+    clutter: bool = False,
 ) -> RenderedTable:
     """One synthetic overhead photo of a table, and its ground truth (labels, corners).
     ``foreign``: every card is printed as another deck's (``render_foreign_card``; the labels
     then only say where the TWEAK cards would lie), on more kinds of table. ``abstract``: every
-    card's face is random content of no deck (``families.render_abstract_card``), likewise."""
+    card's face is random content of no deck (``families.render_abstract_card``), likewise.
+    ``clutter``: things that are not cards lie on the table too (``synth.clutter``)."""
     rng = random.Random(seed)
     style = style or random_style(rng, heldout=heldout_style)
     cond = conditions or random_conditions(rng, harsh=harsh, light=light)
     if (foreign or abstract) and conditions is None:
         cond = replace(cond, surface=rng.choice(FOREIGN_SURFACES))
-    scene = random_scene(rng, n_centre=n_centre, uniform_labels=uniform_labels)
+    scene = random_scene(rng, n_centre=n_centre, uniform_labels=uniform_labels, clutter=clutter)
     return draw_scene(scene, cond, AbstractDeck() if abstract else style, rng, seed, foreign)
 
 
@@ -484,6 +501,14 @@ def draw_scene(
         cv2.fillPoly(frame, [pts], colour, cv2.LINE_AA)
         cv2.polylines(frame, [pts], True, tuple(int(c * 0.7) for c in colour), 2, cv2.LINE_AA)
     owner = np.full((cond.height, cond.width), -1, np.int32)  # which card each pixel shows (-1: none)
+    clutter = []  # where the things that are not cards lie in the picture
+    for item in scene.clutter:
+        quad = _project(hom, item.corners_mm())
+        _shadow_under(frame, quad, light_dir, 0.35)
+        picture, alpha = clutter_picture(item)
+        _paste(frame, picture, quad, owner, -1, alpha)
+        corners = _distort_points(quad, cond.distortion, size) if cond.distortion else quad
+        clutter.append({"kind": item.kind, "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in corners]})
     records: list[dict[str, Any]] = []
     for index, placed in enumerate(scene.cards):
         quad = _project(hom, placed.corners_mm())
@@ -558,6 +583,7 @@ def draw_scene(
         | ({"family": style.family, "deck": style.seed} if isinstance(style, FamilyDeck) else {}),
         "cards": cards,
         "coins": coins,
+        **({"clutter": clutter} if scene.clutter else {}),
         "homography": hom.tolist(),  # table millimetres -> image pixels (before the lens distortion)
     }
     if cond.surface == "mat":  # the printed mat's layout (scanner.geometry.mat.MatLayout), in table millimetres
