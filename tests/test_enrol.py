@@ -246,6 +246,11 @@ def test_a_washed_out_photo_is_read_by_what_its_colour_and_value_share(tmp_path)
     assert right(by_label_alone, "purple-5") <= 0.6, by_label_alone  # the failure this guards against
     assert right(by_faces, "purple-5") >= 0.9 and right(by_faces, "purple-4") >= 0.9, by_faces
     data = json.loads(path.read_text())
+    wrong = json.loads(path.read_text())  # a value reader of other features (an older version's)
+    wrong["faces"]["value"] = wrong["faces"]["colour"]
+    path.write_text(json.dumps(wrong))
+    with pytest.raises(ProfileError, match="'faces.value' reads .* features, this version's reader"):
+        load_profile(path)
     data["faces"]["value"]["centroids"] = "AAAA"
     path.write_text(json.dumps(data))
     with pytest.raises(ProfileError, match="'faces.value.centroids' holds 0 numbers"):

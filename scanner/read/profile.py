@@ -47,6 +47,7 @@ from scanner.find.detect import aspect_ratio, contained_share
 from scanner.labels import COLOURS, LABELS
 from scanner.read.adapt import (
     SETTINGS,
+    SHAPE_COLUMNS,
     FaceFactors,
     LinearDiscriminant,
     crop_features,
@@ -225,13 +226,22 @@ def _faces_json(f: FaceFactors) -> dict[str, Any]:
     }
 
 
-def _faces_from_json(data: dict[str, Any], path: Path) -> FaceFactors:
+def _faces_from_json(data: dict[str, Any], path: Path, features: int) -> FaceFactors:
+    """``features``: how many features the deck's reader reads; the colour reader reads all but the
+    shapes (``SHAPE_COLUMNS``), the value reader the shapes alone."""
     colours = [str(c) for c in data["colours"]]
     values = [int(v) for v in data["values"]]
     if any(c not in COLOURS for c in colours) or any(not 1 <= v <= 6 for v in values):
         raise ProfileError(f"{path}: unknown colour or value in 'faces' ({colours}, {values})")
     colour = None if data["colour"] is None else _lda_from_json(data["colour"], len(colours), "faces.colour")
     value = None if data["value"] is None else _lda_from_json(data["value"], len(values), "faces.value")
+    shapes = SHAPE_COLUMNS.stop
+    for what, reader, dims in (("colour", colour, features - shapes), ("value", value, shapes)):
+        if reader is not None and len(reader.mean) != dims:
+            raise ProfileError(
+                f"{path}: 'faces.{what}' reads {len(reader.mean)} features, this version's reader {dims}: "
+                "enrol the deck again (tweak enrol)"
+            )
     return FaceFactors(colours, colour, values, value)
 
 
@@ -272,7 +282,7 @@ def load_profile(path: Path, classifier: Any = None) -> DeckProfile:
             if label not in LABELS:
                 raise ProfileError(f"{path}: unknown label {label!r} in 'photos'")
         lda = _lda_from_json(reader, len(classes), "reader")
-        faces = _faces_from_json(data["faces"], path) if data.get("faces") is not None else None
+        faces = _faces_from_json(data["faces"], path, len(lda.mean)) if data.get("faces") is not None else None
         aspect = data.get("aspect")
         profile = DeckProfile(
             int(model["version"]),
