@@ -49,6 +49,10 @@ class ScanSettings:
     tweak_pile_bonus: float = 3.0  # ... is worth this much nearness
     middle_weight: float = 2.0  # the frame's middle counts this much more than the centre cards' middle
     second_look_enrolled: bool = True  # the second look with a deck profile too (evidence mixed: RESULTS)
+    # with a deck profile, a quad read as one of the deck's enrolled cards less surely than this is
+    # not one of them: the deck's own reader knows its cards, so its outline alone does not make it
+    # a card (a score pad, a tile, another game's card); the same bar as the referee's noise
+    enrolled_floor: float = 0.35
 
 
 SETTINGS = ScanSettings()
@@ -165,6 +169,9 @@ class Scanner:
                 continue
             if pred.label == "none":  # a card by its outline, in an art the classifier does not know
                 pred = _best_card_reading(pred, self.classifier.labels)
+            if not pile and self._not_of_the_deck(pred):  # (a won pile spread out holds the deck's cards only)
+                rejected += 1
+                continue
             corners = rotate_corners(det.corners, 2) if pred.upside_down else det.corners
             confidence = pred.confidence * (SETTINGS.touching_penalty if det.touching else 1.0)
             order = np.argsort(pred.probabilities)[::-1][:3]
@@ -181,6 +188,12 @@ class Scanner:
             cards = _drop_outlined_twice(cards)
         target = find_target(cards, (frame.shape[1], frame.shape[0]))
         return ScanResult(cards, target, mat, (time.perf_counter() - started) * 1000, rejected)
+
+    def _not_of_the_deck(self, pred: Any) -> bool:
+        """With a deck profile: read as one of the deck's enrolled cards, but too unsurely to be one
+        (labels without photos are the shipped model's, and keep its outline rule)."""
+        profile = self.profile
+        return profile is not None and pred.label in profile.photos and pred.confidence < SETTINGS.enrolled_floor
 
     def _classify(self, crops: list[np.ndarray], turned: bool = True) -> list[Any]:
         if self.profile is not None:

@@ -353,3 +353,24 @@ def test_enrolment_needs_the_referee_and_a_picture(app, referee) -> None:
     answer = referee.post("/api/enrol/capture")
     assert answer.status_code == 409 and "needs a camera" in answer.get_json()["message"]
     assert referee.post("/api/enrol/save").status_code == 409
+
+
+def test_with_a_profile_an_outline_read_unsurely_as_an_enrolled_card_is_not_a_card(deck) -> None:
+    """Zero-shot, a card-shaped outline is a card even when the classifier calls it "not a card"
+    (an art it does not know). With a profile the deck's own reader knows its cards: an outline
+    it reads as an enrolled card under the floor (a score pad, a tile, another game's card) is not
+    reported; one read as a label without photos keeps the outline rule; the card itself is found."""
+    from scanner.read.classify import Prediction
+    from scanner.scan import SETTINGS as SCAN
+
+    folder, style = deck
+    scanner = load_scanner()
+    scanner.profile = enrol_folder(folder, scanner).profile
+    probabilities = np.zeros(len(scanner.classifier.labels), np.float32)
+    assert scanner._not_of_the_deck(Prediction("red-5", SCAN.enrolled_floor - 0.1, False, probabilities))
+    assert not scanner._not_of_the_deck(Prediction("red-5", SCAN.enrolled_floor + 0.1, False, probabilities))
+    assert not scanner._not_of_the_deck(Prediction("blue-2", 0.05, False, probabilities))  # no photo of it
+    found = scanner.scan(card_photo("orange-3", style, 78)).cards
+    assert [c.label for c in found] == ["orange-3"]
+    scanner.profile = None
+    assert not scanner._not_of_the_deck(Prediction("red-5", 0.05, False, probabilities))
