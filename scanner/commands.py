@@ -165,6 +165,7 @@ def _fine_tune_finder(args: argparse.Namespace) -> int:
         *_fine_tuning_problems(args, base),
         (args.harsh_share < 1, f"--harsh-share {args.harsh_share}: give N >= 1 (one in N harsh)"),
         (args.abstract_share < 0, f"--abstract-share {args.abstract_share}: give N >= 1, or 0 for none"),
+        (args.clutter_share < 0, f"--clutter-share {args.clutter_share}: give N >= 1, or 0 for none"),
     ]
     if _refused("fine-tune-finder", problems):
         return 2
@@ -183,6 +184,7 @@ def _fine_tune_finder(args: argparse.Namespace) -> int:
             harsh_share=args.harsh_share,
             processes=args.processes,
             abstract_share=args.abstract_share,
+            clutter_share=args.clutter_share,
         )
     except ValueError as error:  # (a JSONDecodeError too) read before any rendering
         print(f"tweak fine-tune-finder: --from {args.base}: {error}", file=sys.stderr)
@@ -568,6 +570,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=0,
         metavar="N",
         help="one scene in N shows cards of random content of no deck (0: none)",
+    )
+    p.add_argument(
+        "--clutter-share",
+        type=int,
+        default=0,
+        metavar="N",
+        help="one plain table in N also holds things that are not cards: a phone, a score pad... (0: none)",
     )
     p.add_argument("--processes", type=int, default=2)
     p.set_defaults(run=_fine_tune_finder)

@@ -71,3 +71,35 @@ def test_one_training_scene_in_harsh_share_is_rendered_harsh() -> None:
     assert np.array_equal(_sample(seed, piles=True, harsh_share=2)[0], expected)
     assert not np.array_equal(_sample(seed, piles=True)[0], expected)
     assert np.array_equal(_sample(seed + 2, piles=True, harsh_share=2)[0], _sample(seed + 2, piles=True)[0])
+
+
+def test_a_cluttered_training_scene_shows_things_that_are_not_cards_as_no_card() -> None:
+    """``tweak fine-tune-finder --clutter-share N``: one plain table in N holds things that are not
+    cards (``synth.clutter``); the finder's target marks no card where they lie."""
+    import cv2
+
+    from scanner.find.segment import INPUT_WIDTH, input_size
+
+    def plain_and_cluttered(s: int) -> bool:  # (not a pile's scene, not a harsh one; one drawn with clutter)
+        return (
+            s % 4 not in (0, 1)
+            and random.Random(s).randrange(2) == 0
+            and "clutter" in render_table(s, clutter=True).truth
+        )
+
+    seed = next(s for s in range(30_000_000, 30_000_100) if plain_and_cluttered(s))
+    truth = render_table(seed, clutter=True).truth
+    plain = _sample(seed, piles=True)
+    cluttered = _sample(seed, piles=True, clutter_share=2)
+    assert not np.array_equal(plain[0], cluttered[0])
+    target = cluttered[1]
+    w, h = input_size(truth["width"], truth["height"], INPUT_WIDTH)
+    scale = np.array([w / 2 / truth["width"], h / 2 / truth["height"]], np.float32)
+    checked = 0
+    for item in truth["clutter"]:
+        mask = np.zeros(target.shape[:2], np.uint8)
+        cv2.fillConvexPoly(mask, (np.asarray(item["corners"], np.float32) * scale).astype(np.int32), 1)
+        if mask.sum() >= 4:
+            assert target[mask > 0].max() == 0, item["kind"]
+            checked += 1
+    assert checked and target.any()  # (the cards are still there to find)

@@ -53,6 +53,7 @@ def _sample(
     foreign: bool = False,
     harsh_share: int = HARSH_SHARE,
     abstract_share: int = 0,
+    clutter_share: int = 0,
 ) -> tuple[np.ndarray, ...]:
     """One rendered scene: the network's input, the inner-card target and its loss weight, and the
     geometry head's target (float16, to keep thousands of scenes in memory) and where it counts.
@@ -60,7 +61,9 @@ def _sample(
     so the finder learns what a card looks like, not only TWEAK's art; one in ``harsh_share`` is
     rendered under the harshest conditions. ``abstract_share``: one scene in that many (never a
     pile's) shows cards of random content of no deck (``families.render_abstract_card``): the
-    finder learns that a card is its outline, whatever is printed on it."""
+    finder learns that a card is its outline, whatever is printed on it. ``clutter_share``: one
+    plain table in that many also holds things that are not cards (``synth.clutter``: a phone, a
+    score pad, tiles, another game's card...), which the finder learns to leave out."""
     if abstract_share and seed % abstract_share == abstract_share - 1 and not (piles and seed % PILE_SHARE == 1):
         rendered = _closer(render_table(seed, harsh=seed % harsh_share == 0, abstract=True), random.Random(seed + 1))
     elif piles and seed % PILE_SHARE == 1:
@@ -71,7 +74,8 @@ def _sample(
     elif foreign and seed % FOREIGN_SHARE == 2:
         rendered = _closer(render_table(seed, harsh=seed % harsh_share == 0, foreign=True), random.Random(seed + 1))
     else:
-        rendered = render_table(seed, harsh=seed % harsh_share == 0)
+        clutter = bool(clutter_share) and random.Random(seed).randrange(clutter_share) == 0
+        rendered = render_table(seed, harsh=seed % harsh_share == 0, clutter=clutter)
     truth = rendered.truth
     size = input_size(truth["width"], truth["height"], width)
     image = downscale(rendered.image, size)  # as the finder does at run time
@@ -188,6 +192,7 @@ def fine_tune_finder(
     processes: int = 2,
     log=print,
     abstract_share: int = 0,
+    clutter_share: int = 0,
 ) -> dict:
     """Train the float finder ``base`` (a ``card_finder.onnx``) further on fresh scenes from
     ``FINE_TUNE_SEED_BASE + seed * scenes`` (won piles among them, one in ``harsh_share`` harsh),
@@ -212,7 +217,14 @@ def fine_tune_finder(
         raise ValueError(f"{meta_path}: no {fields} field (not a meta `tweak train-finder` wrote)")
     first = FINE_TUNE_SEED_BASE + seed * scenes
     samples = _render(
-        range(first, first + scenes), base_meta["input_width"], True, False, harsh_share, processes, abstract_share
+        range(first, first + scenes),
+        base_meta["input_width"],
+        True,
+        False,
+        harsh_share,
+        processes,
+        abstract_share,
+        clutter_share,
     )
     log(f"{scenes} scenes rendered in {time.perf_counter() - started:.0f} s; fine-tuning {base}...")
     _fit(torch, model, samples, epochs, max_lr, seed, log, frozen_norms=True)
@@ -220,6 +232,7 @@ def fine_tune_finder(
     recipe = base_meta["training"]
     tuned = {"seed": seed, "first_scene": first, "scenes": scenes, "harsh_share": harsh_share, "epochs": epochs}
     tuned |= {"abstract_share": abstract_share} if abstract_share else {}
+    tuned |= {"clutter_share": clutter_share} if clutter_share else {}
     tuned |= {"max_lr": max_lr, "seconds": round(time.perf_counter() - started)}
     meta = {**base_meta, "training": {**recipe, "fine_tuned": [*recipe.get("fine_tuned", []), tuned]}}
     path.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
@@ -251,13 +264,20 @@ def load_finder(torch, path: Path):
 
 
 def _render(
-    seeds: range, width: int, piles: bool, foreign: bool, harsh_share: int, processes: int, abstract_share: int = 0
+    seeds: range,
+    width: int,
+    piles: bool,
+    foreign: bool,
+    harsh_share: int,
+    processes: int,
+    abstract_share: int = 0,
+    clutter_share: int = 0,
 ) -> list:
     import multiprocessing
 
     # (spawned, not forked: see dataset.build)
     with multiprocessing.get_context("spawn").Pool(processes, initializer=cv2.setNumThreads, initargs=(1,)) as pool:
-        jobs = [(i, width, piles, foreign, harsh_share, abstract_share) for i in seeds]
+        jobs = [(i, width, piles, foreign, harsh_share, abstract_share, clutter_share) for i in seeds]
         return pool.starmap(_sample, jobs, chunksize=8)
 
 
