@@ -14,7 +14,7 @@ from companion.cli import main
 from companion.engine import Card, Colour, Edition, TweakKind
 from companion.engine.record import replay
 from companion.engine.setup import deal, default_colours
-from companion.engine.state import Discard, Round, Sum, Turn, UseShifter
+from companion.engine.state import Discard, Round, Sum, Turn, UseShifter, UseThief
 from companion.referee.camera_round import CameraRound
 from companion.referee.evaluate import same_turn
 from companion.referee.infer import Event, Reading, Referee
@@ -663,6 +663,51 @@ def test_a_card_laid_but_read_as_no_face_makes_the_moves_asked() -> None:
         view.unread = [(502.0, 1.0)]
         events += calm.see(view)
     assert [(e.data["discard"], e.data["asked"]) for e in events if e.kind == "move"] == [("red-1", False)]
+
+
+def test_a_round_first_seen_after_a_move_began_has_its_moves_asked() -> None:
+    """A view before the deal showed three centre cards: a move had begun unseen, so the first
+    view of two cards may be the table after it (a sum and its refill), not the deal (R2.4). Its
+    moves are asked ("a turn may have gone by unseen") until the round is changed by hand; with
+    the deal seen first, the same moves are played as sure."""
+    red2, green3, yellow4, yellow1, orange5, green6, red6 = _cards(
+        "red-2", "green-3", "yellow-4", "yellow-1", "orange-5", "green-6", "red-6"
+    )
+
+    def moves(first: list[list[Card]]) -> list[Event]:
+        referee = Referee(["Ana", "Ben"], 0)
+        events = []
+        laid = [
+            [yellow1, orange5],
+            [yellow1, orange5, green6],
+            [yellow1, orange5, green6],
+            [yellow1, orange5, green6, red6],
+        ]
+        for time, cards in enumerate([*first, *laid]):
+            events += referee.see(_view(time, cards))
+        return events
+
+    late = moves([[red2, green3, yellow4]])
+    assert [(e.data["discard"], e.data["asked"]) for e in late if e.kind == "move"] == [("green-6", True)]
+    assert [e.data["reason"] for e in late if e.kind == "question"] == ["a turn may have gone by unseen"]
+    dealt = moves([])
+    assert [(e.data["discard"], e.data["asked"]) for e in dealt if e.kind == "move"] == [("green-6", False)]
+
+
+def test_a_card_a_thief_took_read_in_doubt_makes_the_move_asked() -> None:
+    """Seed 3's 18th move: Ben uses a Thief on Cai, takes red-2 (R6) and discards. Every reading of
+    red-2 in the centre is in doubt (it may be orange-2): the move rests on it, so it is asked."""
+    virtual = play_round(NAMES[:5], 3, 3)
+    thief = virtual.truth.history[17]
+    assert isinstance(thief.tweak, UseThief) and thief.tweak.stolen == Card.parse("red-2")
+    doubtful = SeenCard(Card.parse("red-2"), (0.0, 0.0), 0.5, (Card.parse("orange-2"),))
+    referee = Referee(NAMES[:5], 3)
+    moves = []
+    for view in perfect_views(virtual):
+        view.centre = [replace(doubtful, position=s.position) if s.card == doubtful.card else s for s in view.centre]
+        moves += [e for e in referee.see(view) if e.kind == "move"]
+    assert len(moves) > 17 and moves[17].data["tweak"]["stolen"] == "red-2"
+    assert moves[17].data["asked"]
 
 
 def test_a_camera_round_records_each_move_and_takes_the_referees_hand() -> None:

@@ -117,6 +117,9 @@ class Referee:
         # where cards read as no face lay in the centre when the round began (something that is
         # not a card): only one appearing later may be a face laid and misread
         self._unread_at_deal: list[tuple[float, float]] = []
+        # a view before the deal showed more than the dealt 2 centre cards: a move had begun unseen,
+        # so the first 2-card view may be a later table, not the deal (R2.4)
+        self._crowded_before_deal = False
 
     def resync(self, seen: ObservedRound | None) -> None:
         """Follow ``seen`` from now on: the round was changed by hand (a correction, an undo, a
@@ -193,6 +196,7 @@ class Referee:
     def _start(self, view: TableView) -> list[Event]:
         cards = [s.card for s in view.centre]
         if len(cards) != 2:
+            self._crowded_before_deal |= len(cards) > 2
             return [Event("note", {"message": f"waiting for the deal: 2 centre cards, {len(cards)} seen (R2.4)"})]
         try:
             self.seen = ObservedRound(self.players, self.dealer, self.colours, self.edition, cards)
@@ -202,6 +206,9 @@ class Referee:
             self.seen.observe_target(view.target)
         self._doubtful_deal = {s.card: s.alternatives for s in view.centre if s.confidence < self.doubt_below}
         self._unread_at_deal = list(view.unread)
+        # (more cards were seen before: the deal itself may have gone by, with a move or more after
+        # it; every move is asked until the round is changed by hand)
+        self._unsynced = self._crowded_before_deal
         return [
             Event(
                 "start",
@@ -751,10 +758,12 @@ class Referee:
         return cards
 
     def _cards_of(self, readings: list[Reading]) -> set[Card]:
+        """The cards the readings rest on: the play's, and those a Thief or a Bomb moved (R6)."""
         cards: set[Card] = set()
         for r in readings:
             play = r.observed.turn.play
             cards |= {play.card} if isinstance(play, Discard) else {play.hand, *play.take}
+            cards |= _tweak_cards(r.observed.turn)
         return cards
 
     def _alternatives(self, readings: list[Reading]) -> list[Reading]:
@@ -791,7 +800,7 @@ class Referee:
         """The least confident reading among the cards the move used."""
         play = reading.observed.turn.play
         cards = [play.card] if isinstance(play, Discard) else [play.hand, *play.take]
-        return min([self.pending.conf.get(c, 1.0) for c in cards])
+        return min([self.pending.conf.get(c, 1.0) for c in [*cards, *_tweak_cards(reading.observed.turn)]])
 
     def _describe(self, observed: ObservedTurn) -> dict[str, Any]:
         return turn_line(self.players, observed.turn)
@@ -811,6 +820,15 @@ class Referee:
                 },
             )
         ]
+
+
+def _tweak_cards(turn: Turn) -> set[Card]:
+    """The number cards a T! card moved: the card a Thief took, the cards a Bomb made them give."""
+    if isinstance(turn.tweak, UseThief):
+        return {turn.tweak.stolen}
+    if isinstance(turn.tweak, UseBomb):
+        return {card for _, card in turn.tweak.cards}
+    return set()
 
 
 def turn_key(turn: Turn) -> str:
