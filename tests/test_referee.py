@@ -710,6 +710,21 @@ def test_a_card_a_thief_took_read_in_doubt_makes_the_move_asked() -> None:
     assert moves[17].data["asked"]
 
 
+def test_a_card_read_in_doubt_where_another_was_read_surely_may_be_that_card() -> None:
+    """Ben's orange-2 was read surely where it lies; after Ana's cards change the table, the same
+    place reads yellow-2 in doubt with no other reading offered. The doubtful reading may be the
+    orange-2 still lying there: it is offered as its alternative, so a move that takes or plays an
+    orange-2 gone from view is asked, not guessed."""
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_placed(0, [("red-2", 0.0, 1.0), ("green-3", 100.0, 1.0)], 9))
+    for time in (1, 2):  # Ben discards orange-2
+        referee.see(_placed(time, [("red-2", 0.0, 1.0), ("green-3", 100.0, 1.0), ("orange-2", 200.0, 1.0)], 9))
+    view = _placed(3, [("red-2", 0.0, 1.0), ("yellow-2", 200.0, 0.5), ("yellow-4", 300.0, 1.0)], 9)
+    referee.see(view)
+    misread = next(s for s in view.centre if s.position == (200.0, 0.0))
+    assert misread.card == Card.parse("yellow-2") and Card.parse("orange-2") in misread.alternatives
+
+
 def test_a_camera_round_records_each_move_and_takes_the_referees_hand() -> None:
     """The dashboard's camera round: every move the camera infers comes with its log entry, and
     a move undone and tapped in again by hand ends the round with the same scores."""

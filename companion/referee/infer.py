@@ -396,6 +396,9 @@ class Referee:
                 view.centre[i] = SeenCard(match[1], seen.position, match[2], seen.alternatives)
             else:
                 old = match[1]
+                if seen.confidence < self.doubt_below <= match[2] and old not in seen.alternatives:
+                    # read in doubt where another card was read surely: it may be that card still
+                    view.centre[i] = seen = replace(seen, alternatives=(*seen.alternatives, old))
                 # a doubtful reading gives way to a surer one; a sure one only to one clearly surer
                 # (two sure readings that differ are a doubt: a refill card can lie where a card
                 # laid this turn was picked up, while the twin of the card it took still shows)
@@ -655,9 +658,9 @@ class Referee:
             doubt.append(pending.flip)
         # a card of the table the camera never saw (a refill card missed) is a guess: ask
         doubt += [c for c in self._taken_of(valid) if seen.unseen[c] and not in_view[c]]
-        # a card taken that a doubtful reading in view may be (misread, still lying there) is a guess
+        # a card played or taken that a doubtful reading in view may be (misread, still lying there) is a guess
         maybe_here = {alt for card, alts in pending.low.items() if in_view[card] for alt in alts}
-        doubt += [c for c in self._taken_of(valid) if c in maybe_here and not in_view[c]]
+        doubt += [c for c in self._cards_of(valid) if c in maybe_here and not in_view[c]]
         if not valid:
             valid = self._alternatives(readings)
             doubt = doubt or ["?"]
