@@ -192,6 +192,12 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "er is misschien een beurt ongezien voorbijgegaan",
         "en tur kan ha gått förbi osedd",
     ),
+    "a card in the centre could not be read": (
+        "no se pudo leer una carta del centro",
+        "une carte du centre n'a pas pu être lue",
+        "een kaart in het midden kon niet gelezen worden",
+        "ett kort i mitten kunde inte läsas",
+    ),
     "Deal seen": ("Reparto visto", "Donne vue", "Deling gezien", "Given sedd"),
     "Corrected": ("Corregido", "Corrigé", "Verbeterd", "Rättat"),
     "cards": ("cartas", "cartes", "kaarten", "kort"),
