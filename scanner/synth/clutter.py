@@ -46,11 +46,17 @@ class Clutter:
     seed: int
 
     def corners_mm(self) -> np.ndarray:
-        w, h = self.size
-        a = math.radians(self.angle)
-        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-        local = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
-        return local @ rot.T + np.array(self.centre)
+        return rotated_rectangle(self.centre, self.size, self.angle)
+
+
+def rotated_rectangle(centre: tuple[float, float], size: tuple[float, float], angle: float) -> np.ndarray:
+    """The corners of a ``size`` (short side, long side) rectangle turned ``angle`` degrees about
+    ``centre``, clockwise from the corner of a short side (a card's portrait order)."""
+    w, h = size
+    a = math.radians(angle)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    local = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
+    return local @ rot.T + np.array(centre)
 
 
 def random_clutter(

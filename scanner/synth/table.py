@@ -21,7 +21,7 @@ import numpy as np
 
 from scanner.labels import BACKS, FACES, LABELS, TWEAK_FACES
 from scanner.synth.cards import CARD_MASK, CARD_MM, ArtStyle, random_style, render_card, render_foreign_card
-from scanner.synth.clutter import Clutter, clutter_picture, random_clutter
+from scanner.synth.clutter import Clutter, clutter_picture, random_clutter, rotated_rectangle
 from scanner.synth.families import AbstractDeck, FamilyDeck
 
 FRAME_SIZES = ((1280, 720), (1600, 900), (1920, 1080))
@@ -87,11 +87,7 @@ class PlacedCard:
     player: int | None = None
 
     def corners_mm(self) -> np.ndarray:
-        w, h = CARD_MM
-        a = math.radians(self.angle)
-        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-        local = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
-        return local @ rot.T + np.array(self.centre)
+        return rotated_rectangle(self.centre, CARD_MM, self.angle)
 
 
 @dataclass
