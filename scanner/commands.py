@@ -99,12 +99,14 @@ def _fine_tune(args: argparse.Namespace) -> int:
         *_fine_tuning_problems(args, base),
         (not 0 <= args.harsh_share <= 4, f"--harsh-share {args.harsh_share}: give 0 to 4 harsh scenes a scene"),
         (
-            args.scenes * (1 + args.harsh_share) > FINE_TUNE_STRIDE,
-            f"--scenes {args.scenes} --harsh-share {args.harsh_share}: at most {FINE_TUNE_STRIDE:,} scenes in all "
+            args.scenes * (1 + args.harsh_share + args.varied_share) > FINE_TUNE_STRIDE,
+            f"--scenes {args.scenes} --harsh-share {args.harsh_share} --varied-share {args.varied_share}: "
+            f"at most {FINE_TUNE_STRIDE:,} scenes in all "
             "(the next seed's scenes start there)",
         ),
         (not 0 <= args.hard_below <= 1, f"--hard-below {args.hard_below}: give a score from 0 to 1"),
         (args.hard_repeat < 0, f"--hard-repeat {args.hard_repeat}: give 0 or more"),
+        (not 0 <= args.varied_share <= 4, f"--varied-share {args.varied_share}: give 0 to 4 scenes a scene"),
     ]
     if _refused("fine-tune", problems):
         return 2
@@ -122,6 +124,7 @@ def _fine_tune(args: argparse.Namespace) -> int:
             processes=args.processes,
             hard_below=args.hard_below,
             hard_repeat=args.hard_repeat,
+            varied_share=args.varied_share,
         )
     except ValueError as error:  # a model of another shape, read before any rendering
         print(f"tweak fine-tune: --from {args.base}: {error}", file=sys.stderr)
@@ -517,6 +520,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--hard-repeat", type=int, default=4, help="show each hard crop this many times more an epoch (0: no mining)"
+    )
+    p.add_argument(
+        "--varied-share",
+        type=float,
+        default=0.0,
+        help="scenes whose number cards are each drawn a new way, a scene (for reading other decks' art)",
     )
     p.add_argument("--processes", type=int, default=2)
     p.set_defaults(run=_fine_tune)

@@ -216,6 +216,8 @@ def test_fine_tuning_shows_the_crops_the_base_network_reads_badly_again(tmp_path
         (["--epochs", "0"], "--epochs 0"),
         (["--hard-below", "1.5"], "--hard-below 1.5: give a score from 0 to 1"),
         (["--hard-repeat", "-1"], "--hard-repeat -1: give 0 or more"),
+        (["--varied-share", "-1"], "--varied-share -1.0: give 0 to 4 scenes a scene"),
+        (["--scenes", "30000", "--varied-share", "3"], "at most 100,000 scenes in all"),
     ],
 )
 def test_tweak_fine_tune_refuses_a_bad_request_before_rendering(tmp_path, monkeypatch, capsys, options, message):
@@ -247,6 +249,10 @@ def test_the_model_card_tells_each_fine_tuning_round():
     assert text.count("Then `tweak fine-tune") == 2
     assert "--epochs 3 --lr 0.0005 --hard-below 0.8 --hard-repeat 4`" in text
     assert "The 1508 crops the network\nit started from gave under 0.8 to their true label were shown 5 times" in text
+    varied = {**one, "epochs": 3, "max_lr": 0.001, "batch": 128, "seconds": 600, "varied_scenes": 1800}
+    text = fine_tuning({"fine_tuned": [varied | {"typefaces": ["a.ttf", "b.ttf"]}]})
+    assert "--lr 0.001 --varied-share 0.45`" in text and "1800 more scenes (half harsh)" in text
+    assert "2 typefaces" in text and "varied" not in fine_tuning(rounds)
 
 
 @pytest.mark.parametrize("model", ["card_finder.onnx", "not onnx"])

@@ -18,6 +18,7 @@ import numpy as np
 
 from scanner.geometry.crops import CROP_H, CROP_MARGIN, CROP_W, STRETCH_PERCENTILES, stretch_contrast
 from scanner.labels import CLASSES
+from scanner.synth.varied import typefaces
 from scanner.train.dataset import CropSet, build
 
 MODEL_VERSION = 1
@@ -112,19 +113,32 @@ def training_crops(
     processes: int = 2,
     log=print,
     first: int | None = None,
+    varied_share: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The recipe's training crops: (images, labels, flipped), deterministic from the seed (the
-    scenes from seed ``first`` on when given: fine-tuning's fresh scenes)."""
+    scenes from seed ``first`` on when given: fine-tuning's fresh scenes). ``varied_share``: that
+    many more scenes a scene (half of them harsh) whose number cards are each drawn anew
+    (``synth.varied``), after the others' seeds."""
     if first is None:
         first = TRAIN_SEED_BASE + seed * scenes
+    # (a fine-tuning round for other decks' art shows parts of cards as not-a-card in every scene)
+    kinds = {"processes": processes, "coins": coins, "parts": varied_share > 0}
     log(f"rendering {scenes} training scenes (seeds {first}..{first + scenes - 1})...")
-    data: CropSet = build(range(first, first + scenes), harsh=False, processes=processes, coins=coins)
+    data: CropSet = build(range(first, first + scenes), harsh=False, **kinds)
     # a share of the scenes again under the harshest conditions
     n_harsh = round(scenes * harsh_share)
-    harsh = build(range(first + scenes, first + scenes + n_harsh), harsh=True, processes=processes, coins=coins)
-    images = np.concatenate([data.images, harsh.images])
-    labels = np.concatenate([data.labels, harsh.labels])
-    flipped = np.concatenate([data.flipped, harsh.flipped])
+    harsh = build(range(first + scenes, first + scenes + n_harsh), harsh=True, **kinds)
+    sets = [data, harsh]
+    n_varied = round(scenes * varied_share)
+    if n_varied:
+        start = first + scenes + n_harsh
+        log(f"rendering {n_varied} scenes of varied number cards (seeds {start}..{start + n_varied - 1})...")
+        half = n_varied // 2
+        sets.append(build(range(start, start + half), harsh=False, varied=True, **kinds))
+        sets.append(build(range(start + half, start + n_varied), harsh=True, varied=True, **kinds))
+    images = np.concatenate([p.images for p in sets])
+    labels = np.concatenate([p.labels for p in sets])
+    flipped = np.concatenate([p.flipped for p in sets])
     if stretch:  # the crops as the scanner will give them to this model (classify.CardClassifier.preprocess)
         images = np.concatenate([stretch_contrast(images[i : i + 4096]) for i in range(0, len(images), 4096)])
     return images, labels, flipped
@@ -287,6 +301,7 @@ def fine_tune(
     log=print,
     hard_below: float = 0.0,
     hard_repeat: int = 0,
+    varied_share: float = 0.0,
 ) -> dict[str, Any]:
     """Train the float classifier ``base`` (a ``card_classifier.onnx``) further on fresh scenes,
     never shown to it, and write the result with its meta to ``out_dir``: more data for a fraction
@@ -295,7 +310,8 @@ def fine_tune(
     ``hard_below``, ``hard_repeat``: the fresh crops the base network gives under ``hard_below`` to
     their true label (its wrong and unsure readings) are shown ``hard_repeat`` times more each
     epoch, so the few hard crops (glare, washed-out numerals) weigh more than the many it already
-    reads well."""
+    reads well. ``varied_share``: scenes of number cards each drawn anew, a scene
+    (``training_crops``): for reading decks of other art."""
     torch = require_torch()
     meta_path = base.with_suffix(".json")
     base_meta = json.loads(meta_path.read_text())
@@ -314,7 +330,15 @@ def fine_tune(
     model = load_classifier(torch, base)  # (before rendering: a file of another shape fails at once)
     if crops is None:
         crops = training_crops(
-            seed, scenes, harsh_share, recipe.get("coins", False), stretch, processes, log, first=first
+            seed,
+            scenes,
+            harsh_share,
+            recipe.get("coins", False),
+            stretch,
+            processes,
+            log,
+            first=first,
+            varied_share=varied_share,
         )
     fresh = len(crops[1])
     log(f"{fresh} crops in {time.perf_counter() - started:.0f} s; fine-tuning {base}...")
@@ -340,6 +364,14 @@ def fine_tune(
                     "harsh_scenes": round(scenes * harsh_share),
                     "crops": fresh,
                     **mining,
+                    **(
+                        {
+                            "varied_scenes": round(scenes * varied_share),
+                            "typefaces": [Path(f).name for f in typefaces()],
+                        }
+                        if varied_share
+                        else {}
+                    ),
                     "epochs": epochs,
                     "max_lr": max_lr,
                     "batch": batch,

@@ -17,9 +17,11 @@ import numpy as np
 from scanner.geometry.crops import CROP_H, CROP_W, card_crop, rotate_corners, warp_crop
 from scanner.labels import CLASSES, NOT_A_CARD
 from scanner.synth.table import render_table
+from scanner.synth.varied import VariedDeck
 
 CLASS_INDEX = {label: i for i, label in enumerate(CLASSES)}
 MAX_OCCLUDED = 0.25
+PART_NEGATIVES = 3  # not-a-card crops of a part of a card, a scene (``parts``)
 
 
 @dataclass
@@ -56,10 +58,17 @@ def scene_crops(
     negatives: int = 3,
     light: str | None = None,
     coins: bool = False,
+    varied: bool = False,
+    parts: bool = False,
 ) -> Iterator[tuple[np.ndarray, int, int, str, bool]]:
     """(crop, class, flipped, light, heldout) for every usable card of one rendered scene, plus
-    negatives (``coins``: also one on every coin no card covers)."""
-    rendered = render_table(seed, harsh=harsh, heldout_style=heldout_style, uniform_labels=True, light=light)
+    negatives (``coins``: also one on every coin no card covers; ``varied``: the number cards
+    drawn anew each, ``synth.varied``; ``parts``: ``PART_NEGATIVES`` crops of parts of cards as
+    not-a-card)."""
+    style = VariedDeck() if varied else None
+    rendered = render_table(
+        seed, harsh=harsh, style=style, heldout_style=heldout_style, uniform_labels=True, light=light
+    )
     rng = random.Random(seed * 7 + 1)
     truth = rendered.truth
     w, h = truth["width"], truth["height"]
@@ -96,6 +105,24 @@ def scene_crops(
             continue
         made += 1
         yield warp_crop(rendered.image, quad), CLASS_INDEX[NOT_A_CARD], 0, light_name, heldout_style
+    if parts:
+        # a part of a card (a numeral on its plate, a panel, an inner frame) is not a card: varied
+        # cards put their numeral on plates of every shape, and a network taught only whole cards
+        # reads the plate alone as one (own random stream: the crops above stay as they were)
+        part_rng = random.Random(seed * 7 + 3)
+        for card in part_rng.sample(cards, min(len(cards), PART_NEGATIVES)):
+            if card["occluded"] > 0.05:  # (the part might be the hidden one)
+                continue
+            corners = np.array(card["corners"], np.float32)
+            # (at most 0.75 of the card: a crop of more is a card found a little small)
+            scale = part_rng.uniform(0.4, 0.75)
+            u, v = (part_rng.uniform(-0.05 - (1 - scale) / 2, 0.05 + (1 - scale) / 2) for _ in range(2))
+            centre = corners.mean(axis=0)
+            across = (corners[1] - corners[0] + corners[2] - corners[3]) / 2
+            down = (corners[3] - corners[0] + corners[2] - corners[1]) / 2
+            quad = centre + u * across + v * down + (corners - centre) * scale
+            # (cut as the scanner cuts a card it found: with the table around)
+            yield card_crop(rendered.image, quad), CLASS_INDEX[NOT_A_CARD], 0, light_name, heldout_style
     if not coins:
         return
     # a coin on the table, outlined as a card (the finder marks some): a round shape in the middle
@@ -131,9 +158,11 @@ def build(
     light: str | None = None,
     processes: int = 1,
     coins: bool = False,
+    varied: bool = False,
+    parts: bool = False,
 ) -> CropSet:
     """Crops of many scenes (optionally in several processes; the result does not depend on it)."""
-    args = [(seed, harsh, heldout_style, light, coins) for seed in seeds]
+    args = [(seed, harsh, heldout_style, light, coins, varied, parts) for seed in seeds]
     if processes > 1:
         import multiprocessing
 
@@ -163,5 +192,13 @@ def build(
     )
 
 
-def _scene_list(seed: int, harsh: bool, heldout_style: bool, light: str | None, coins: bool = False) -> list:
-    return list(scene_crops(seed, harsh, heldout_style, light=light, coins=coins))
+def _scene_list(
+    seed: int,
+    harsh: bool,
+    heldout_style: bool,
+    light: str | None,
+    coins: bool = False,
+    varied: bool = False,
+    parts: bool = False,
+) -> list:
+    return list(scene_crops(seed, harsh, heldout_style, light=light, coins=coins, varied=varied, parts=parts))

@@ -166,9 +166,16 @@ def fine_tuning(training: dict[str, Any]) -> str:
     lines = []
     for f in training.get("fine_tuned", []):
         share = f["harsh_scenes"] / f["scenes"]
-        mining, mined = "", ""
+        mining, mined, varied = "", "", ""
+        if f.get("varied_scenes"):
+            mining += f" --varied-share {f['varied_scenes'] / f['scenes']:g}"
+            varied = (
+                f" {f['varied_scenes']} more scenes (half harsh) had their number cards each drawn a new way\n"
+                f"(`synth.varied`: {len(f.get('typefaces', []))} typefaces, numerals, pips, plates, grounds), "
+                "with parts of cards as not-a-card crops."
+            )
         if f.get("hard_repeat"):
-            mining = f" --hard-below {f['hard_below']:g} --hard-repeat {f['hard_repeat']}"
+            mining += f" --hard-below {f['hard_below']:g} --hard-repeat {f['hard_repeat']}"
             mined = (
                 f" The {f['hard']} crops the network\nit started from gave under {f['hard_below']:g} to their true "
                 f"label were shown {f['hard_repeat'] + 1} times an epoch."
@@ -179,7 +186,7 @@ def fine_tuning(training: dict[str, Any]) -> str:
             f"it further on scenes it had not seen: {f['scenes']} plus\n{f['harsh_scenes']} harsh ones from seed "
             f"{f['first_scene']:,} ({f['crops']} crops), its batch norms held, peak learning rate\n"
             f"{f['max_lr']:g}; {f['seconds']} s on 2 CPU cores. Deterministic from the network it started from and "
-            f"the seed.{mined}"
+            f"the seed.{varied}{mined}"
         )
     return "".join(f"\n\n{line}" for line in lines)
 

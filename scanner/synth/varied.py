@@ -1,0 +1,217 @@
+"""Number cards drawn a new way every time, that still show their colour and their value: for
+teaching the classifier to read any deck's number cards, not the training styles' own.
+
+Each card draws anew its typeface (the machine's TrueType faces, Pillow's own and OpenCV's
+Hershey ones), where its value is shown (a big numeral, pips, corner indices, a numeral on a
+plate), how its colour is shown (the ink, a frame, the whole face, a pale ground, a noisy tint or
+a gradient of its shades) and its shade of the colour. Backs, the special 7 and the T! cards keep
+the training styles' look (a deck's own T! art cannot be guessed; it is enrolled).
+
+Three of the art families (``families.CHECK_FAMILIES``: dark faces, wallpapers of numerals,
+photo-like faces) are left out on purpose: they check that what this teaches generalises.
+
+>>> card = render_varied_card("green-4", random.Random(0))
+>>> card.shape, card.dtype.name
+((280, 200, 3), 'uint8')
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from scanner.synth.cards import BASE_HSV, CARD_H, CARD_MASK, CARD_W, TRAIN_FONTS, random_style, render_card
+
+#: Debian's fonts-dejavu-core and fonts-liberation (present where chromium is installed); the
+#: faces found are recorded in a trained model's meta (``typefaces()``)
+FONT_DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/truetype/liberation")
+PILLOW_FACE = "pillow-default"  # Pillow's own scalable face (in its wheel)
+
+
+@functools.cache
+def typefaces() -> tuple[str, ...]:
+    """The TrueType faces cards are printed in: Pillow's own, and the machine's in ``FONT_DIRS``."""
+    found = sorted(str(p) for folder in FONT_DIRS for p in Path(folder).glob("*.ttf") if "Math" not in p.name)
+    return (PILLOW_FACE, *found)
+
+
+@functools.cache
+def _face(path: str, size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    return ImageFont.load_default(size=size) if path == PILLOW_FACE else ImageFont.truetype(path, size)
+
+
+@dataclass(frozen=True)
+class VariedDeck:
+    """A "deck" whose every number card is drawn anew by ``render_varied_card``."""
+
+    font: int = 0
+    layout: str = "varied"
+    heldout: bool = False
+
+    def render(self, label: str, rng: random.Random) -> np.ndarray:
+        return render_varied_card(label, rng)
+
+
+def _shade(name: str, rng: random.Random) -> tuple[int, int, int]:
+    h, s, v = BASE_HSV[name]
+    hsv = np.uint8(
+        [
+            [
+                [
+                    (h + rng.randint(-5, 5)) % 180,
+                    int(np.clip(s * rng.uniform(0.7, 1.1), 0, 255)),
+                    int(np.clip(v * rng.uniform(0.7, 1.1), 0, 255)),
+                ]
+            ]
+        ]
+    )
+    return tuple(int(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+
+
+def _mix(a, b, t: float) -> tuple[int, int, int]:
+    return tuple(int(round(x * (1 - t) + y * t)) for x, y in zip(a, b))
+
+
+def _text(
+    img: np.ndarray, text: str, centre, height: float, ink, typeface: str, rng: random.Random, outline=None
+) -> np.ndarray:
+    """``text`` about ``height`` px tall centred on ``centre``, in a TrueType face or a Hershey one."""
+    if typeface.startswith("hershey"):
+        font = TRAIN_FONTS[int(typeface[7:])]
+        scale = height / 22.0
+        thick = max(2, int(scale * rng.uniform(1.5, 3.5)))
+        (w, h), _ = cv2.getTextSize(text, font, scale, thick)
+        org = (int(centre[0] - w / 2), int(centre[1] + h / 2))
+        if outline is not None:
+            cv2.putText(img, text, org, font, scale, outline, thick + 6, cv2.LINE_AA)
+        cv2.putText(img, text, org, font, scale, ink, thick, cv2.LINE_AA)
+        return img
+    face = _face(typeface, max(8, int(height * 1.35)))
+    pil = Image.fromarray(img)
+    draw = ImageDraw.Draw(pil)
+    stroke = max(2, int(height / 14)) if outline is not None else 0
+    draw.text(centre, text, fill=ink, font=face, anchor="mm", stroke_width=stroke, stroke_fill=outline)
+    return np.asarray(pil).copy()
+
+
+def _pips(img: np.ndarray, value: int, ink, rng: random.Random) -> None:
+    shape = rng.randrange(4)
+    size = rng.randint(10, 20)
+    if rng.random() < 0.6:  # the usual grid
+        grid = {1: [(1, 1)], 2: [(1, 0), (1, 2)], 3: [(1, 0), (1, 1), (1, 2)], 4: [(0, 0), (2, 0), (0, 2), (2, 2)]}
+        grid[5] = grid[4] + [(1, 1)]
+        grid[6] = grid[4] + [(0, 1), (2, 1)]
+        spots = [(CARD_W * (0.28 + 0.22 * gx), CARD_H * (0.27 + 0.23 * gy)) for gx, gy in grid[value]]
+    else:  # in a ring or a row
+        ring = rng.random() < 0.5
+        spots = []
+        for k in range(value):
+            if ring and value > 1:
+                a = 2 * np.pi * k / value - np.pi / 2
+                spots.append((CARD_W / 2 + 0.28 * CARD_W * np.cos(a), CARD_H / 2 + 0.28 * CARD_W * np.sin(a)))
+            else:
+                spots.append((CARD_W / 2, CARD_H * (0.5 + (k - (value - 1) / 2) * 0.13)))
+    for x, y in spots:
+        cx, cy = int(x), int(y)
+        if shape == 0:
+            cv2.circle(img, (cx, cy), size, ink, -1, cv2.LINE_AA)
+        elif shape == 1:
+            cv2.rectangle(img, (cx - size, cy - size), (cx + size, cy + size), ink, -1)
+        elif shape == 2:
+            pts = np.array([[cx, cy - size], [cx + size, cy], [cx, cy + size], [cx - size, cy]], np.int32)
+            cv2.fillPoly(img, [pts], ink, cv2.LINE_AA)
+        else:
+            pts = np.array([[cx, cy - size], [cx + size, cy + size], [cx - size, cy + size]], np.int32)
+            cv2.fillPoly(img, [pts], ink, cv2.LINE_AA)
+
+
+def render_varied_card(label: str, rng: random.Random) -> np.ndarray:
+    """``label`` drawn a new way (number cards; the others in a random training style)."""
+    head, tail = label.split("-")
+    if head not in BASE_HSV:
+        return render_card(label, random_style(rng), rng)
+    value = int(tail)
+    ink = _shade(head, rng)
+    paper = tuple(rng.randint(215, 255) for _ in range(3))
+    dark_ink = tuple(rng.randint(10, 60) for _ in range(3))
+    faces = typefaces()
+    typeface = rng.choice(faces) if rng.random() < 0.75 else f"hershey{rng.randrange(len(TRAIN_FONTS))}"
+    ground = rng.choice(("paper", "paper", "paper", "ink", "pale", "noise", "gradient"))
+    img = np.empty((CARD_H, CARD_W, 3), np.uint8)
+    if ground == "paper":
+        img[:] = paper
+    elif ground == "ink":
+        img[:] = ink
+    elif ground == "pale":
+        img[:] = _mix(ink, paper, rng.uniform(0.55, 0.8))
+    elif ground == "noise":
+        cells = rng.choice((8, 16, 32))
+        noise = np.random.default_rng(rng.randrange(2**32)).random((CARD_H // cells + 1, CARD_W // cells + 1))
+        noise = cv2.resize(noise.astype(np.float32), (CARD_W, CARD_H), interpolation=cv2.INTER_CUBIC)
+        img[:] = np.clip(np.array(ink, np.float32) * (0.7 + 0.5 * noise[..., None]), 0, 255).astype(np.uint8)
+    else:
+        a, b = np.array(ink, np.float32), np.array(_mix(ink, paper, rng.uniform(0.3, 0.7)), np.float32)
+        t = np.linspace(0, 1, CARD_H, dtype=np.float32)[:, None, None]
+        img[:] = (a * (1 - t) + b * t).astype(np.uint8)
+    coloured_ground = ground in ("ink", "noise", "gradient")
+    text_ink = rng.choice((paper, paper, dark_ink)) if coloured_ground else (ink if rng.random() < 0.85 else dark_ink)
+    if rng.random() < 0.5:  # a frame
+        inset, thick = rng.randint(4, 22), rng.randint(2, 10)
+        frame_ink = paper if coloured_ground else ink
+        cv2.rectangle(img, (inset, inset), (CARD_W - inset, CARD_H - inset), frame_ink, thick, cv2.LINE_AA)
+    centre = (CARD_W / 2 + rng.uniform(-12, 12), CARD_H / 2 + rng.uniform(-20, 20))
+    show = rng.choices(("numeral", "plate", "pips", "pips+corners", "corners"), (5, 2, 1, 2, 1))[0]
+    if show == "plate":  # a numeral on a plate of another colour
+        plate = paper if coloured_ground or rng.random() < 0.5 else ink
+        text_ink = ink if plate == paper and rng.random() < 0.7 else (paper if plate == ink else dark_ink)
+        r = int(CARD_W * rng.uniform(0.28, 0.4))
+        if rng.random() < 0.5:
+            cv2.circle(img, (int(centre[0]), int(centre[1])), r, plate, -1, cv2.LINE_AA)
+        else:
+            cv2.rectangle(
+                img,
+                (int(centre[0]) - r, int(centre[1]) - int(r * 1.2)),
+                (int(centre[0]) + r, int(centre[1]) + int(r * 1.2)),
+                plate,
+                -1,
+            )
+    if show in ("numeral", "plate"):
+        outline = (
+            _mix(text_ink, (0, 0, 0) if sum(text_ink) > 380 else (255, 255, 255), 0.8) if rng.random() < 0.25 else None
+        )
+        img = _text(img, str(value), centre, CARD_H * rng.uniform(0.18, 0.42), text_ink, typeface, rng, outline)
+    elif show.startswith("pips"):
+        _pips(img, value, text_ink, rng)
+    corners = show in ("corners", "pips+corners") or rng.random() < 0.5
+    if corners:
+        size = rng.uniform(14, 34) if show != "corners" else rng.uniform(40, 60)
+        inset = size * 0.8 + rng.uniform(4, 10)
+        img = _text(img, str(value), (inset * 0.8, inset), size, text_ink, typeface, rng)
+        if rng.random() < 0.7:  # the other corner, upside down as printed on most decks, or upright
+            turned = rng.random() < 0.6
+            if turned:
+                img = np.ascontiguousarray(img[::-1, ::-1])
+            img = _text(
+                img,
+                str(value),
+                (inset * 0.8, inset) if turned else (CARD_W - inset * 0.8, CARD_H - inset),
+                size,
+                text_ink,
+                typeface,
+                rng,
+            )
+            if turned:
+                img = np.ascontiguousarray(img[::-1, ::-1])
+    if rng.random() < 0.25:  # worn print
+        wear = cv2.GaussianBlur(
+            np.random.default_rng(rng.randrange(2**32)).random((CARD_H, CARD_W)).astype(np.float32), (0, 0), 3
+        )
+        img = np.clip(img * (0.85 + 0.3 * wear[..., None]), 0, 255).astype(np.uint8)
+    img[CARD_MASK == 0] = 0
+    return img

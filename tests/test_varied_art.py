@@ -1,0 +1,104 @@
+"""The varied number cards the classifier is fine-tuned on to read other decks (``synth.varied``)."""
+
+from __future__ import annotations
+
+import random
+
+import cv2
+import numpy as np
+import pytest
+
+from scanner.labels import LABELS
+from scanner.synth.cards import BASE_HSV, CARD_H, CARD_MASK, CARD_W, random_style, render_card
+from scanner.synth.varied import PILLOW_FACE, VariedDeck, render_varied_card, typefaces
+
+NUMBER_LABELS = [label for label in LABELS if label.split("-")[0] in BASE_HSV]
+
+
+def _hue_distance(a: float, b: float) -> float:
+    d = abs(a - b) % 180
+    return min(d, 180 - d)
+
+
+def test_a_varied_card_is_a_card_drawn_anew_each_time_from_its_seed():
+    first = render_varied_card("blue-3", random.Random(11))
+    assert first.shape == (CARD_H, CARD_W, 3) and first.dtype == np.uint8
+    assert (first[CARD_MASK == 0] == 0).all()  # rounded corners, as every card
+    assert np.array_equal(first, render_varied_card("blue-3", random.Random(11)))
+    others = [render_varied_card("blue-3", random.Random(seed)) for seed in range(12, 20)]
+    assert all(not np.array_equal(first, other) for other in others)
+
+
+def test_a_varied_card_shows_its_colour():
+    """The card's most common strong hue is its colour's (within the shades drawn) on nearly every
+    card: the colour is what the classifier must learn to read from any art."""
+    rng = random.Random(5)
+    right = 0
+    for _ in range(120):
+        label = rng.choice(NUMBER_LABELS)
+        card = render_varied_card(label, rng)
+        hsv = cv2.cvtColor(card, cv2.COLOR_BGR2HSV)
+        strong = hsv[(hsv[..., 1] > 80) & (hsv[..., 2] > 60)]
+        if not len(strong):
+            continue
+        hue = np.bincount(strong[:, 0].astype(int) // 4, minlength=45).argmax() * 4 + 2
+        right += _hue_distance(hue, BASE_HSV[label.split("-")[0]][0]) <= 12
+    assert right >= 110
+
+
+@pytest.mark.parametrize("label", ["back-9", "special-7", "tweak-joker", "tweak-back"])
+def test_other_cards_keep_a_training_style(label):
+    """A deck's own backs and T! art cannot be guessed: they are drawn in a random training style."""
+    rng, again = random.Random(3), random.Random(3)
+    assert np.array_equal(render_varied_card(label, rng), render_card(label, random_style(again), again))
+
+
+def test_typefaces_always_hold_pillows_own():
+    assert typefaces()[0] == PILLOW_FACE
+    assert VariedDeck().render("red-6", random.Random(1)).shape == (CARD_H, CARD_W, 3)
+
+
+def test_varied_scenes_give_crops_of_every_kind():
+    from scanner.train.dataset import CLASS_INDEX, build
+
+    plain, varied = build(range(40, 43), harsh=False), build(range(40, 43), harsh=False, varied=True)
+    assert len(varied) > 20
+    assert set(varied.labels.tolist()) & {CLASS_INDEX[label] for label in NUMBER_LABELS}
+    assert not np.array_equal(plain.images[0], varied.images[0])
+
+
+def test_training_crops_add_the_varied_scenes_after_the_others():
+    """``varied_share``: that many more scenes a scene, after the others' seeds (half harsh), and
+    parts of cards as not-a-card in every scene; without it, the crops of the recipes before."""
+    from scanner.train.classifier import training_crops
+    from scanner.train.dataset import build
+
+    logged: list[str] = []
+    _, labels, _ = training_crops(0, 2, 0.5, first=900, processes=1, log=logged.append, varied_share=1.0)
+    _, labels_alone, _ = training_crops(0, 2, 0.5, first=900, processes=1, log=lambda _: None)
+    own = [build(range(900, 902), harsh=False), build(range(902, 903), harsh=True)]
+    assert labels_alone.tolist() == [label for s in own for label in s.labels.tolist()]
+    sets = [
+        build(range(900, 902), harsh=False, parts=True),
+        build(range(902, 903), harsh=True, parts=True),
+        build(range(903, 904), harsh=False, varied=True, parts=True),
+        build(range(904, 905), harsh=True, varied=True, parts=True),
+    ]
+    assert labels.tolist() == [label for s in sets for label in s.labels.tolist()]
+    assert any("2 scenes of varied number cards (seeds 903..904)" in line for line in logged)
+
+
+def test_varied_scenes_show_parts_of_cards_as_not_a_card(monkeypatch):
+    """A numeral on its plate is not a card: each varied scene adds up to ``PART_NEGATIVES``
+    not-a-card crops of a part of one of its cards (the other crops unchanged)."""
+    from scanner.labels import NOT_A_CARD
+    from scanner.train import dataset
+
+    with_parts = dataset.build(range(60, 64), harsh=False, varied=True, parts=True)
+    monkeypatch.setattr(dataset, "PART_NEGATIVES", 0)
+    without = dataset.build(range(60, 64), harsh=False, varied=True, parts=True)
+    none = dataset.CLASS_INDEX[NOT_A_CARD]
+    extra = int((with_parts.labels == none).sum() - (without.labels == none).sum())
+    assert 0 < extra <= 4 * 3 and len(with_parts) == len(without) + extra
+    cards = without.labels != none
+    assert with_parts.labels[with_parts.labels != none].tolist() == without.labels[cards].tolist()
