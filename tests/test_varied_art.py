@@ -10,7 +10,7 @@ import pytest
 
 from scanner.labels import LABELS
 from scanner.synth.cards import BASE_HSV, CARD_H, CARD_MASK, CARD_W, random_style, render_card
-from scanner.synth.varied import PILLOW_FACE, VariedDeck, render_varied_card, typefaces
+from scanner.synth.varied import PILLOW_FACE, VARIED_DECK, render_varied_card, typefaces
 
 NUMBER_LABELS = [label for label in LABELS if label.split("-")[0] in BASE_HSV]
 
@@ -55,7 +55,7 @@ def test_other_cards_keep_a_training_style(label):
 
 def test_typefaces_always_hold_pillows_own():
     assert typefaces()[0] == PILLOW_FACE
-    assert VariedDeck().render("red-6", random.Random(1)).shape == (CARD_H, CARD_W, 3)
+    assert VARIED_DECK.render("red-6", random.Random(1)).shape == (CARD_H, CARD_W, 3)
 
 
 def test_varied_scenes_give_crops_of_every_kind():

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Callable
 
 import cv2
 import numpy as np
@@ -62,15 +63,17 @@ class FamilyDeck:
 
 
 @dataclass(frozen=True)
-class AbstractDeck:
-    """Cards of no deck: each drawn anew by ``render_abstract_card`` (for training the finder)."""
+class AnewDeck:
+    """A "deck" whose every card is drawn anew by ``draw(label, rng)``: ``ABSTRACT_DECK`` (cards of
+    no deck, for training the finder), ``varied.VARIED_DECK`` (number cards of any art)."""
 
+    layout: str
+    draw: Callable[[str, random.Random], np.ndarray]
     font: int = 0
-    layout: str = "abstract"
     heldout: bool = False
 
     def render(self, label: str, rng: random.Random) -> np.ndarray:
-        return render_abstract_card(rng)
+        return self.draw(label, rng)
 
 
 def deck(family: str, seed: int) -> FamilyDeck:
@@ -221,6 +224,10 @@ _DRAW = {
 }
 
 
+def _abstract(label: str, rng: random.Random) -> np.ndarray:
+    return render_abstract_card(rng)
+
+
 def render_abstract_card(rng: random.Random) -> np.ndarray:
     """A card of content unrelated to any deck, for teaching the card finder that a card is its
     outline and nothing printed on it: a face of a random ground (paper, dark, a colour, a
@@ -299,3 +306,6 @@ def render_abstract_card(rng: random.Random) -> np.ndarray:
         img[:] = np.clip(img * (0.85 + 0.3 * wear), 0, 255).astype(np.uint8)
     img[CARD_MASK == 0] = 0
     return img
+
+
+ABSTRACT_DECK = AnewDeck("abstract", _abstract)

@@ -22,7 +22,7 @@ import numpy as np
 from scanner.labels import BACKS, FACES, LABELS, TWEAK_FACES
 from scanner.synth.cards import CARD_MASK, CARD_MM, ArtStyle, random_style, render_card, render_foreign_card
 from scanner.synth.clutter import Clutter, clutter_picture, random_clutter, rotated_rectangle
-from scanner.synth.families import AbstractDeck, FamilyDeck
+from scanner.synth.families import ABSTRACT_DECK, AnewDeck, FamilyDeck
 
 FRAME_SIZES = ((1280, 720), (1600, 900), (1920, 1080))
 SURFACES = ("wood", "felt", "cloth", "checked", "mat", "dark")
@@ -453,7 +453,7 @@ class RenderedTable:
 def render_table(
     seed: int,
     harsh: bool = False,
-    style: ArtStyle | FamilyDeck | None = None,
+    style: ArtStyle | FamilyDeck | AnewDeck | None = None,
     heldout_style: bool = False,
     uniform_labels: bool = False,
     n_centre: int | None = None,
@@ -474,11 +474,16 @@ def render_table(
     if (foreign or abstract) and conditions is None:
         cond = replace(cond, surface=rng.choice(FOREIGN_SURFACES))
     scene = random_scene(rng, n_centre=n_centre, uniform_labels=uniform_labels, clutter=clutter)
-    return draw_scene(scene, cond, AbstractDeck() if abstract else style, rng, seed, foreign)
+    return draw_scene(scene, cond, ABSTRACT_DECK if abstract else style, rng, seed, foreign)
 
 
 def draw_scene(
-    scene: Scene, cond: Conditions, style: ArtStyle | FamilyDeck, rng: random.Random, seed: int, foreign: bool = False
+    scene: Scene,
+    cond: Conditions,
+    style: ArtStyle | FamilyDeck | AnewDeck,
+    rng: random.Random,
+    seed: int,
+    foreign: bool = False,
 ) -> RenderedTable:
     """Photograph ``scene``: camera, surface, cards, hand, lens and light, from ``rng``. ``style``:
     a training style or a deck of another art family (``families.FamilyDeck``)."""

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import random
-from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -27,6 +26,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from scanner.synth.cards import BASE_HSV, CARD_H, CARD_MASK, CARD_W, TRAIN_FONTS, random_style, render_card
+from scanner.synth.families import AnewDeck
 
 #: Debian's fonts-dejavu-core and fonts-liberation (present where chromium is installed); the
 #: faces found are recorded in a trained model's meta (``typefaces()``)
@@ -44,18 +44,6 @@ def typefaces() -> tuple[str, ...]:
 @functools.cache
 def _face(path: str, size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size=size) if path == PILLOW_FACE else ImageFont.truetype(path, size)
-
-
-@dataclass(frozen=True)
-class VariedDeck:
-    """A "deck" whose every number card is drawn anew by ``render_varied_card``."""
-
-    font: int = 0
-    layout: str = "varied"
-    heldout: bool = False
-
-    def render(self, label: str, rng: random.Random) -> np.ndarray:
-        return render_varied_card(label, rng)
 
 
 def _shade(name: str, rng: random.Random) -> tuple[int, int, int]:
@@ -215,3 +203,7 @@ def render_varied_card(label: str, rng: random.Random) -> np.ndarray:
         img = np.clip(img * (0.85 + 0.3 * wear[..., None]), 0, 255).astype(np.uint8)
     img[CARD_MASK == 0] = 0
     return img
+
+
+#: the "deck" whose every number card is drawn anew (``families.AnewDeck``)
+VARIED_DECK = AnewDeck("varied", render_varied_card)

@@ -17,7 +17,7 @@ import numpy as np
 from scanner.geometry.crops import CROP_H, CROP_W, card_crop, rotate_corners, warp_crop
 from scanner.labels import CLASSES, NOT_A_CARD
 from scanner.synth.table import render_table
-from scanner.synth.varied import VariedDeck
+from scanner.synth.varied import VARIED_DECK
 
 CLASS_INDEX = {label: i for i, label in enumerate(CLASSES)}
 MAX_OCCLUDED = 0.25
@@ -65,7 +65,7 @@ def scene_crops(
     negatives (``coins``: also one on every coin no card covers; ``varied``: the number cards
     drawn anew each, ``synth.varied``; ``parts``: ``PART_NEGATIVES`` crops of parts of cards as
     not-a-card)."""
-    style = VariedDeck() if varied else None
+    style = VARIED_DECK if varied else None
     rendered = render_table(
         seed, harsh=harsh, style=style, heldout_style=heldout_style, uniform_labels=True, light=light
     )
