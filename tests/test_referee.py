@@ -634,6 +634,38 @@ def test_a_card_read_as_no_number_in_the_centre_is_reported_unread() -> None:
     assert later.held[1] + later.held[0] == Counter({TweakKind.JOKER: 1, TweakKind.BOMB: 1})
 
 
+def test_a_card_sized_quad_read_too_faintly_in_the_centre_is_reported_unread() -> None:
+    """A discard the camera finds but reads under the noise floor (photo art enrolled, seed 2050:
+    Ana's orange-2 read special-7 at 0.24, then Ben's green-6 was published as his discard after a
+    whole turn of moves went by unseen) is no centre card, but the view says where it lies. Not
+    reported: a faint quad outside the centre zone, on a card read, at the deck, or not card-sized."""
+    import numpy as np
+
+    from companion.referee.view import NOISE_CONFIDENCE, Seating
+    from scanner.track import TrackedCard
+
+    def card(label: str, x: float, confidence: float = 0.99, zone: str = "centre", size: float = 1.0) -> TrackedCard:
+        quad = np.array([[x, 300], [x + 60 * size, 300], [x + 60 * size, 300 + 85 * size], [x, 300 + 85 * size]])
+        return TrackedCard(label, quad.astype(np.float32), confidence, zone, 3)
+
+    faint = NOISE_CONFIDENCE / 2
+    seating = Seating(2, (1280, 720))
+    assert seating.view(0.0, [card("back-8", 610), card("red-2", 400)]).unread == []
+    later = seating.view(
+        1.0,
+        [
+            card("back-8", 610),
+            card("red-2", 400),
+            card("special-7", 200, faint),  # reported
+            card("red-6", 1000, faint, zone="seat-1"),  # another seat's place
+            card("green-4", 405, faint),  # on red-2
+            card("back-9", 612, faint),  # the deck
+            card("yellow-1", 800, faint, size=0.4),  # a part of something, not a card
+        ],
+    )
+    assert later.unread == [(230.0, 342.5)] and {s.card.name for s in later.centre} == {"red-2"}
+
+
 def test_a_card_laid_but_read_as_no_face_makes_the_moves_asked() -> None:
     """Ana discards orange-2, which the camera reads as a back (no face in the centre); then Ben
     lays red-1. Without the unread card, red-1 looks like Ana's discard: the move is asked, never

@@ -109,6 +109,7 @@ class Seating:
         and ``zone``; ``doubt_below``: the reader's own bar for a doubtful reading (``Scanner.doubt_below``);
         ``target``: the scanner's target (the tracker's vote), used where it read one."""
         scanned_target = target
+        faint = [c for c in cards if c.confidence < NOISE_CONFIDENCE]
         cards = _clean(cards)
         centres = [np.asarray(c.corners, np.float64).reshape(4, 2).mean(axis=0) for c in cards]
         if self.card_length is None and cards:
@@ -169,10 +170,31 @@ class Seating:
                 )
                 centre.append(SeenCard(face, (float(at[0]), float(at[1])), float(card.confidence), others))
             confidence = min(confidence, float(card.confidence))
+        unread += self._faint_cards(faint, cards, reach)
         length = self.card_length or 100.0
         return TableView(
             time, centre, target, empty, held, used, confidence, tweaks, length, given, doubt_below, unread
         )
+
+    def _faint_cards(self, faint: Sequence[Any], kept: Sequence[Any], reach: float) -> list[tuple[float, float]]:
+        """Where a card-sized quad read too faintly to name lies in the centre zone, on no card
+        read and away from the deck and the T! pile: a card laid there that the camera cannot read
+        (a discard in a light it reads poorly), on which a move may rest."""
+        out: list[tuple[float, float]] = []
+        if self.card_length is None:
+            return out
+        for card in faint:
+            quad = np.asarray(card.corners, np.float64).reshape(4, 2)
+            at = quad.mean(axis=0)
+            long_side = float(np.linalg.norm(np.diff(quad[[0, 1, 2]], axis=0), axis=1).max())
+            if not 0.75 <= long_side / self.card_length <= 1.33 or not self._in_centre(card):
+                continue
+            if any(p is not None and float(np.linalg.norm(at - p)) < reach for p in (self.deck_at, self.pile_at)):
+                continue
+            if any(_overlap(quad, np.asarray(k.corners, np.float64).reshape(4, 2)) > 0.3 for k in kept):
+                continue
+            out.append((float(at[0]), float(at[1])))
+        return out
 
     def _stray_back(self, card: Any, at: np.ndarray, reach: float) -> bool:
         """A card read as a back (or the empty deck's 7) in the centre, away from the deck."""
@@ -192,6 +214,15 @@ class Seating:
         if zone is not None:
             return zone == "centre"
         return self.zones is None or self.zones.zone_of(card.corners, self.frame_size) == "centre"
+
+
+def _overlap(quad: np.ndarray, other: np.ndarray) -> float:
+    """The share of ``quad``'s area that ``other`` covers (convex quads)."""
+    import cv2
+
+    area = abs(cv2.contourArea(quad.astype(np.float32)))
+    inter, _ = cv2.intersectConvexConvex(quad.astype(np.float32), other.astype(np.float32))
+    return float(inter / area) if area > 0 else 0.0
 
 
 def _clean(cards: Sequence[Any]) -> list[Any]:
