@@ -48,18 +48,9 @@ def _face(path: str, size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 
 def _shade(name: str, rng: random.Random) -> tuple[int, int, int]:
     h, s, v = BASE_HSV[name]
-    hsv = np.uint8(
-        [
-            [
-                [
-                    (h + rng.randint(-5, 5)) % 180,
-                    int(np.clip(s * rng.uniform(0.7, 1.1), 0, 255)),
-                    int(np.clip(v * rng.uniform(0.7, 1.1), 0, 255)),
-                ]
-            ]
-        ]
-    )
-    return tuple(int(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+    hue = (h + rng.randint(-5, 5)) % 180
+    sat, val = (int(np.clip(x * rng.uniform(0.7, 1.1), 0, 255)) for x in (s, v))
+    return tuple(int(c) for c in cv2.cvtColor(np.uint8([[[hue, sat, val]]]), cv2.COLOR_HSV2BGR)[0, 0])
 
 
 def _mix(a, b, t: float) -> tuple[int, int, int]:
