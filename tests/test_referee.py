@@ -11,7 +11,7 @@ import pytest
 
 from companion.bots import make_policy
 from companion.cli import main
-from companion.engine import Card, Colour, Edition, TweakKind
+from companion.engine import Card, Colour, Edition, RuleError, TweakKind
 from companion.engine.record import replay
 from companion.engine.setup import deal, default_colours
 from companion.engine.state import Discard, Round, Sum, Turn, UseShifter, UseThief
@@ -778,6 +778,40 @@ def test_a_camera_round_records_each_move_and_takes_the_referees_hand() -> None:
     assert camera_round.is_over() and camera_round.seen.scores() == virtual.truth.scores()
     # the move inference follows the hand-made change: it sees the round as it now is
     assert camera_round.referee.seen is camera_round.seen and camera_round.referee.seen.round.is_over()
+
+
+def test_a_change_by_hand_the_rules_refuse_makes_the_moves_asked() -> None:
+    """Seed 2055 of the wallpaper art zero-shot: a correction the rules refused left the round as
+    inferred apart from the table, and a Shifter's turned-up card was then published as a discard.
+    A refused change by hand (``CameraRound.play``, ``correct``, ``correct_table``) now makes every
+    move asked until the round is changed by hand."""
+    red2, green3, red1, yellow5 = _cards("red-2", "green-3", "red-1", "yellow-5")
+
+    def moves(doubt: bool) -> list[Event]:
+        referee = Referee(["Ana", "Ben"], 0)
+        events = referee.see(_view(0, [red2, green3]))
+        if doubt:
+            referee.doubt_round()
+        for time, cards in ((1, []), (2, [red1]), (3, [red1]), (4, [red1, yellow5])):
+            events += referee.see(_view(time, [red2, green3, *cards]))
+        return events
+
+    doubted = moves(True)
+    assert [(e.data["discard"], e.data["asked"]) for e in doubted if e.kind == "move"] == [("red-1", True)]
+    assert [e.data["reason"] for e in doubted if e.kind == "question"] == ["a turn may have gone by unseen"]
+    assert [(e.data["discard"], e.data["asked"]) for e in moves(False) if e.kind == "move"] == [("red-1", False)]
+
+    virtual = play_round(NAMES[:3], 1, 7)
+    camera_round = CameraRound(NAMES[:3], 1, default_colours(3), Edition.CLASSIC)
+    for _, view in zip(range(3), perfect_views(virtual)):
+        camera_round.see(view)
+    assert not camera_round.referee._unsynced
+    impossible = replace(virtual.truth.history[0], player=(virtual.truth.history[0].player + 1) % 3)
+    with pytest.raises(RuleError):
+        camera_round.play(impossible)
+    assert camera_round.referee._unsynced  # (until a change by hand that the rules take)
+    camera_round.set_target(camera_round.seen.round.target)
+    assert not camera_round.referee._unsynced
 
 
 def test_every_reason_the_referee_gives_for_a_question_is_translated() -> None:

@@ -14,10 +14,12 @@ restart rebuilds the round from its last snapshot (:meth:`CameraRound.from_snaps
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from ..engine.cards import Card, Colour, Edition
+from ..engine.errors import RuleError
 from ..engine.record import turn_line
 from ..engine.state import Turn
 from .infer import Event, Referee
@@ -141,7 +143,8 @@ class CameraRound:
         seen = self._require_seen()
         mover = turn.player
         before = seen.round.tweak_counts[mover]
-        seen.push(ObservedTurn(turn))
+        with self._refused_doubts():
+            seen.push(ObservedTurn(turn))
         self._changed()
         made = seen.round.tweak_counts[mover] > before
         line = turn_line(self.players, turn)
@@ -163,16 +166,29 @@ class CameraRound:
     def correct_table(self, shown: Card, actual: Card) -> dict:
         """A table card the camera misread when it was turned or dealt: the round is recomputed.
         Raises RuleError (nothing changes)."""
-        self._require_seen().correct_table(shown, actual)
+        with self._refused_doubts():
+            self._require_seen().correct_table(shown, actual)
         self._changed()
         return {"kind": "table_fixed", "shown": shown.name, "actual": actual.name}
 
     def correct(self, index: int, observed: ObservedTurn, player: str, number: int) -> dict:
         """Move ``index`` replaced by the reading the referee chose: everything after it is
         recomputed. Raises RuleError (nothing changes)."""
-        self._require_seen().correct(index, observed)
+        with self._refused_doubts():
+            self._require_seen().correct(index, observed)
         self._changed()
         return {"kind": "corrected", "player": player, "turn": number}
+
+    @contextmanager
+    def _refused_doubts(self) -> Iterator[None]:
+        """A change by hand the rules refuse: the round as inferred is not the table's, so the
+        camera's moves are asked until the round is changed by hand (``Referee.doubt_round``)."""
+        try:
+            yield
+        except RuleError:
+            if self._referee is not None:
+                self._referee.doubt_round()
+            raise
 
     def _require_seen(self) -> ObservedRound:
         if self.seen is None:

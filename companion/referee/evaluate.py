@@ -110,6 +110,8 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
                 asked_at.add(k)
                 referee_turns.append(truth[k])
                 confidences.append(1.0)
+            else:  # the dashboard refuses the move tapped in (CameraRound.play)
+                referee.doubt_round()
         if event.kind == "question":
             asked_at.add(len(referee_turns))
             k = len(referee_turns)
@@ -137,6 +139,8 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
                     report.tapped += 1
                     got = truth[k]
                     dropped = (timed.frame_time, True)
+                else:  # the dashboard refuses the correction (CameraRound.correct)
+                    referee.doubt_round()
             referee_turns.append(got)
             confidences.append(event.data.get("confidence", 1.0))
     report.seconds = time.perf_counter() - started

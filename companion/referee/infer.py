@@ -121,6 +121,12 @@ class Referee:
         # so the first 2-card view may be a later table, not the deal (R2.4)
         self._crowded_before_deal = False
 
+    def doubt_round(self) -> None:
+        """A change by hand the rules refused (a move tapped in, a correction): the round as
+        inferred is not the one on the table, so every move is asked ("a turn may have gone by
+        unseen") until the round is changed by hand."""
+        self._unsynced = True
+
     def resync(self, seen: ObservedRound | None) -> None:
         """Follow ``seen`` from now on: the round was changed by hand (a correction, an undo, a
         move tapped in), so what was gathered for the turn in progress no longer holds."""
