@@ -20,6 +20,9 @@ from companion.engine.cards import Card, Colour, TweakKind
 
 LOW_CONFIDENCE = 0.6  # below this a reading is doubted: the move that uses it is asked, not guessed
 NOISE_CONFIDENCE = 0.35  # below this a quad is not taken for a card at all (a split or a reflection)
+# ... but such a quad this long against the table's cards, in the centre on no card read, may be
+# a card laid that the camera cannot read (Seating._faint_cards)
+FAINT_CARD_LENGTH = (0.75, 1.33)
 
 
 @dataclass(frozen=True)
@@ -187,7 +190,8 @@ class Seating:
             quad = np.asarray(card.corners, np.float64).reshape(4, 2)
             at = quad.mean(axis=0)
             long_side = float(np.linalg.norm(np.diff(quad[[0, 1, 2]], axis=0), axis=1).max())
-            if not 0.75 <= long_side / self.card_length <= 1.33 or not self._in_centre(card):
+            low, high = FAINT_CARD_LENGTH
+            if not low <= long_side / self.card_length <= high or not self._in_centre(card):
                 continue
             if any(p is not None and float(np.linalg.norm(at - p)) < reach for p in (self.deck_at, self.pile_at)):
                 continue
