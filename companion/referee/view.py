@@ -23,6 +23,7 @@ NOISE_CONFIDENCE = 0.35  # below this a quad is not taken for a card at all (a s
 # ... but such a quad this long against the table's cards, in the centre on no card read, may be
 # a card laid that the camera cannot read (Seating._faint_cards)
 FAINT_CARD_LENGTH = (0.75, 1.33)
+COVERED = 0.3  # a quad with this share of its area on a card kept is a part or a second outline of it
 
 
 @dataclass(frozen=True)
@@ -195,7 +196,7 @@ class Seating:
                 continue
             if any(p is not None and float(np.linalg.norm(at - p)) < reach for p in (self.deck_at, self.pile_at)):
                 continue
-            if any(_overlap(quad, np.asarray(k.corners, np.float64).reshape(4, 2)) > 0.3 for k in kept):
+            if _covered(quad, kept):
                 continue
             out.append((float(at[0]), float(at[1])))
         return out
@@ -220,31 +221,23 @@ class Seating:
         return self.zones is None or self.zones.zone_of(card.corners, self.frame_size) == "centre"
 
 
-def _overlap(quad: np.ndarray, other: np.ndarray) -> float:
-    """The share of ``quad``'s area that ``other`` covers (convex quads)."""
+def _covered(quad: np.ndarray, kept: Sequence[Any]) -> bool:
+    """Whether ``quad`` lies mostly (``COVERED``) on one of the ``kept`` cards' quads."""
     import cv2
 
-    area = abs(cv2.contourArea(quad.astype(np.float32)))
-    inter, _ = cv2.intersectConvexConvex(quad.astype(np.float32), other.astype(np.float32))
-    return float(inter / area) if area > 0 else 0.0
+    quad = np.asarray(quad, np.float32).reshape(4, 2)
+    area = abs(cv2.contourArea(quad))
+    for other in kept:
+        inter, _ = cv2.intersectConvexConvex(quad, np.asarray(other.corners, np.float32).reshape(4, 2))
+        if area > 0 and inter > COVERED * area:
+            return True
+    return False
 
 
 def _clean(cards: Sequence[Any]) -> list[Any]:
     """Drop quads too doubtful to be a card, and weaker quads lying mostly on a better one."""
-    import cv2
-
     kept: list[Any] = []
     for card in sorted(cards, key=lambda c: -c.confidence):
-        if card.confidence < NOISE_CONFIDENCE:
-            continue
-        quad = np.asarray(card.corners, np.float32).reshape(4, 2)
-        area = abs(cv2.contourArea(quad))
-        covered = False
-        for other in kept:
-            inter, _ = cv2.intersectConvexConvex(quad, np.asarray(other.corners, np.float32).reshape(4, 2))
-            if area > 0 and inter > 0.3 * area:
-                covered = True
-                break
-        if not covered:
+        if card.confidence >= NOISE_CONFIDENCE and not _covered(card.corners, kept):
             kept.append(card)
     return kept

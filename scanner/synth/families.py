@@ -31,6 +31,15 @@ FAMILIES = ("pips", "texture", "dark", "wallpaper", "photo")
 TUNING_FAMILIES = ("pips", "texture")
 CHECK_FAMILIES = ("dark", "wallpaper", "photo")
 TWEAK_KINDS = ("thief", "joker", "shifter", "bomb")
+#: where a value's pips lie on a 3 x 3 grid (column, row), as on playing cards
+PIP_GRID = {
+    1: [(1, 1)],
+    2: [(1, 0), (1, 2)],
+    3: [(1, 0), (1, 1), (1, 2)],
+    4: [(0, 0), (2, 0), (0, 2), (2, 2)],
+    5: [(0, 0), (2, 0), (0, 2), (2, 2), (1, 1)],
+    6: [(0, 0), (2, 0), (0, 2), (2, 2), (0, 1), (2, 1)],
+}
 
 
 @dataclass(frozen=True)
@@ -159,10 +168,7 @@ def _common(d: FamilyDeck, label: str, img: np.ndarray, ink_for_text) -> bool:
 
 def _pips(d: FamilyDeck, img: np.ndarray, ink, value: int, rng: random.Random) -> np.ndarray:
     """White cards; the value as that many pips of the colour, small corner numerals."""
-    grid = {1: [(1, 1)], 2: [(1, 0), (1, 2)], 3: [(1, 0), (1, 1), (1, 2)], 4: [(0, 0), (2, 0), (0, 2), (2, 2)]}
-    grid[5] = grid[4] + [(1, 1)]
-    grid[6] = grid[4] + [(0, 1), (2, 1)]
-    for gx, gy in grid[int(value)]:
+    for gx, gy in PIP_GRID[int(value)]:
         _icon(img, d.shapes[0] % 4, (CARD_W * (0.28 + 0.22 * gx), CARD_H * (0.27 + 0.23 * gy)), 20, ink)
     for corner in ((22, 26), (CARD_W - 22, CARD_H - 26)):
         _text(img, str(value), corner, 24, ink, d.font, 2)

@@ -26,7 +26,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from scanner.synth.cards import BASE_HSV, CARD_H, CARD_MASK, CARD_W, TRAIN_FONTS, random_style, render_card
-from scanner.synth.families import AnewDeck
+from scanner.synth.families import PIP_GRID, AnewDeck
 
 #: Debian's fonts-dejavu-core and fonts-liberation (present where chromium is installed); the
 #: faces found are recorded in a trained model's meta (``typefaces()``)
@@ -83,10 +83,7 @@ def _pips(img: np.ndarray, value: int, ink, rng: random.Random) -> None:
     shape = rng.randrange(4)
     size = rng.randint(10, 20)
     if rng.random() < 0.6:  # the usual grid
-        grid = {1: [(1, 1)], 2: [(1, 0), (1, 2)], 3: [(1, 0), (1, 1), (1, 2)], 4: [(0, 0), (2, 0), (0, 2), (2, 2)]}
-        grid[5] = grid[4] + [(1, 1)]
-        grid[6] = grid[4] + [(0, 1), (2, 1)]
-        spots = [(CARD_W * (0.28 + 0.22 * gx), CARD_H * (0.27 + 0.23 * gy)) for gx, gy in grid[value]]
+        spots = [(CARD_W * (0.28 + 0.22 * gx), CARD_H * (0.27 + 0.23 * gy)) for gx, gy in PIP_GRID[value]]
     else:  # in a ring or a row
         ring = rng.random() < 0.5
         spots = []
