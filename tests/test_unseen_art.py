@@ -35,6 +35,33 @@ def test_a_cards_outline_wins_over_its_printed_parts() -> None:
     assert not fused[1].unseen and fused[2].unseen  # where the finder sees no card: dropped if surely none
 
 
+def test_a_quad_inside_an_outline_the_finder_sees_no_card_in_is_a_card() -> None:
+    """A card lying inside something larger of a card's proportions (the play mat's printed line,
+    a tray) where the finder sees card pixels in the card only: the card is not that outline's part."""
+    prob = np.zeros((72, 128), np.float32)
+    prob[30:40, 40:47] = 1.0  # the card, and nothing else of the outline around it
+    card = Detection(box(400, 300, 70, 100), 0.9)
+    line = Detection(box(300, 10, 480, 672), 0.9)
+    fused = fuse_outlines([card], [line], prob, (1280, 720))
+    assert [d.corners.tolist() for d in fused] == [card.corners.tolist(), line.corners.tolist()]
+    assert fused[1].unseen  # the line itself is dropped when read surely as no card
+
+
+def test_a_card_on_the_play_mat_alone_is_found() -> None:
+    """One card of the pips family (no network trained on it), alone on the play mat inside its
+    printed line: found, though the line has a card's proportions and the card lies inside it."""
+    seed = 42_000_008
+    rng = random.Random(seed)
+    scene = random_scene(rng, n_centre=rng.randint(1, 4))
+    scene.cards = [c for c in scene.cards if c.role == "centre"]
+    rendered = draw_scene(scene, random_conditions(rng), deck("pips", 1), rng, seed)
+    assert rendered.truth["conditions"]["surface"] == "mat"
+    required, _ = expected_cards(rendered.truth)
+    assert len(required) == 1
+    found = load_scanner().scan(rendered.image).cards
+    assert len(match([np.array(required[0]["corners"])], [c.corners for c in found])) == 1
+
+
 def test_two_cards_side_by_side_and_a_mat_are_not_one_card() -> None:
     prob = np.ones((72, 128), np.float32)
     left, right = Detection(box(100, 100, 100, 140), 0.9), Detection(box(200, 100, 100, 140), 0.9)

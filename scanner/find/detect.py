@@ -437,7 +437,9 @@ def fuse_outlines(
             kept.append(d)
             continue
         area = d.area
-        if any(ov.share(o, d) > 0.7 and area < SETTINGS.fuse_part * a for o, a in zip(outlines, areas)):
+        # (only an outline the finder sees card in has parts: in one it sees no card, its quad is a
+        # card lying on something larger that has a card's proportions, a mat's printed line or a tray)
+        if any(ov.share(o, d) > 0.7 and area < SETTINGS.fuse_part * a and v for o, a, v in zip(outlines, areas, seen)):
             continue
         kept.append(d)
     for j, o in enumerate(outlines):
