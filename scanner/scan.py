@@ -11,7 +11,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from scanner.find.detect import Detection, detect_cards, fuse_outlines
+from scanner.find.detect import SETTINGS as DETECT_SETTINGS
+from scanner.find.detect import Detection, aspect_ratio, detect_cards, fuse_outlines
 from scanner.find.segment import profiles_across_sides, snap_many
 from scanner.geometry.crops import card_crop, order_portrait, rotate_corners
 from scanner.geometry.mat import MatLayout, MatView, find_markers, find_mat
@@ -234,6 +235,10 @@ class Scanner:
             and not (pile and _far_too_long(d.corners))
             and (_card_sized(d.corners, typical) if typical is not None else p.label != "none")
             and not inside_sure_card(d.corners)
+            # (zero-shot, a card outlined whole read surer only from a quad turned or moved off
+            # its outline is noise of a classifier that does not know the art; a deck's own reader
+            # knows its cards, and the look mends a loose outline: RESULTS, ninth session)
+            and not (self.profile is None and _outlined_card(d))
         ]
         if not unsure:
             return detections, predictions
@@ -469,8 +474,11 @@ class Scanner:
             points = np.concatenate([d.corners for d, _ in members]).astype(np.float32)
             outline = cv2.boxPoints(cv2.minAreaRect(points)).astype(np.float32)
             best = None
+            # (cards each outlined whole are that many cards at least: on an art the classifier
+            # does not know, two touching cards' joint outline can read surer than either)
+            outlined = sum(_outlined_card(d) for d, _ in members)
             for parts in _cuts(outline, typical):
-                if len(parts) == 1 and too_big:  # (the card as it is: already read)
+                if (len(parts) == 1 and too_big) or len(parts) < outlined:  # (too_big: the card as it is, read)
                     continue
                 sub = self._classify([card_crop(source, q, self.classifier.margin) for q in parts])
                 if all(_accepted(p) for p in sub):
@@ -602,6 +610,16 @@ def _shifts(length: float, angle: float) -> list[np.ndarray]:
     """Moves of a card-shaped quad: a quarter and half its width across, a fifth of its length along."""
     along, across = _card_axes(length, angle)
     return [f * across for f in (0.25, -0.25, 0.5, -0.5)] + [f * along for f in (0.2, -0.2)]
+
+
+def _outlined_card(detection: Any) -> bool:
+    """Whether a quad is a card's whole outline (the finder's quad and a classical outline of a
+    card's proportions agree): its place, size and long side are known."""
+    return (
+        bool(detection.outlined)
+        and not detection.unseen
+        and (DETECT_SETTINGS.card_aspect[0] <= aspect_ratio(detection.corners) <= DETECT_SETTINGS.card_aspect[1])
+    )
 
 
 def _far_too_long(corners: np.ndarray) -> bool:
