@@ -853,3 +853,28 @@ def test_after_a_turn_that_went_by_unseen_every_move_is_asked() -> None:
     moves = [e for e in events if e.kind == "move"]
     assert moves and all(m.data["asked"] for m in moves)
     assert any(e.kind == "question" and e.data["reason"] == "a turn may have gone by unseen" for e in events)
+
+
+def test_a_refused_turn_leaves_the_guessed_hands_as_the_engine_holds_them() -> None:
+    """A TWEAK whose refill is seen as two cards, the second impossible (R4.6: every copy already
+    seen): the first was revealed by swapping it out of a hand after the engine's push; refused,
+    the engine's hands go back, and so must the guess of the hidden faces (a dark-art round
+    enrolled crashed on the next reveal when they parted ways)."""
+    card = Card.parse
+    seen = ObservedRound(["Ana", "Ben"], 0, None, Edition.CLASSIC, table=[card("red-2"), card("green-3")])
+    seen.observe_target(9)
+    solver = seen._solver
+
+    def guess_matches_engine() -> bool:
+        return all(
+            Counter(seen.round.hands[p]) == Counter(solver.faces[slot] for slot in seen.hand_slots[p]) for p in range(2)
+        )
+
+    in_anas_hand = solver.faces[("h", 0, 0)]  # a guess: the swap takes it out of her hand
+    tweak = Turn(1, Sum(card("yellow-4"), (card("red-2"), card("green-3"))))
+    with pytest.raises(RuleError) as refused:
+        seen.push(ObservedTurn(tweak, table_reveals=(in_anas_hand, card("yellow-4"))))
+    assert refused.value.rule == "R4.6"
+    assert guess_matches_engine()
+    seen.push(ObservedTurn(tweak, table_reveals=(in_anas_hand,)))
+    assert guess_matches_engine() and in_anas_hand in seen.round.table

@@ -84,6 +84,9 @@ class ObservedRound:
         self.initial_table = tuple(table)
         self.turns: list[ObservedTurn] = []
         self._replaying = False  # rebuild is pushing the turns again
+        # the hidden faces changed during the turn being pushed (slot, face before), to be undone
+        # with the engine's state if the turn is refused
+        self._face_changes: list[tuple[Slot, Card]] = []
         self.targets: dict[int, int] = {}  # turns played -> the target seen before the next one
         self.unseen: Counter = Counter()  # table cards turned from the deck whose faces were never seen (guesses)
         self._unseen_from: list[tuple[Card, int]] = []  # each guess and the turn that turned it
@@ -121,6 +124,7 @@ class ObservedRound:
         """Change a hidden slot's face in the guess and wherever the live engine state holds it."""
         old = self._solver.faces[slot]
         self._solver.faces[slot] = card
+        self._face_changes.append((slot, old))
         rnd = self.round
         if slot[0] == "d":
             deck = list(rnd.deck)
@@ -135,6 +139,16 @@ class ObservedRound:
             if slot in slots:
                 rnd.hands[p][rnd.hands[p].index(old)] = card
                 return
+
+    def _undo_faces(self, changes: list[tuple[Slot, Card]]) -> None:
+        """Put back the faces of ``changes`` (latest first) in the guess and in the deck (the
+        engine's own snapshot has put back its hands and table)."""
+        deck = list(self.round.deck)
+        for slot, old in reversed(changes):
+            self._solver.faces[slot] = old
+            if slot[0] == "d":
+                deck[slot[1]] = DeckCard(old, deck[slot[1]].back)
+        self.round.deck = tuple(deck)
 
     def _hidden_slots(self) -> list[Slot]:
         """Unpinned slots still out of sight now: in a hand or in the deck."""
@@ -248,6 +262,8 @@ class ObservedRound:
         backs_before, deck_before = dict(self._solver.backs), rnd.deck
         pushed = False
         tweak_fixed = None
+        outer_changes, self._face_changes = self._face_changes, []
+        changed_before_push = 0
         try:
             rnd._check_player(turn)
             tweak_fixed = self._reveal_tweak_use(turn)
@@ -255,6 +271,7 @@ class ObservedRound:
             shifter = isinstance(turn.tweak, UseShifter) and rnd.deck_left
             if shifter:  # the Shifter turns the deck's top card up before the play (R6.3)
                 self._reveal_shifted(observed, pins)
+            changed_before_push = len(self._face_changes)
             rnd.push(turn)
             pushed = True
             self._follow_draws(turn, draws_before)
@@ -264,6 +281,10 @@ class ObservedRound:
         except RuleError:
             if pushed:
                 rnd.pop()
+                # the engine's hands and table are back as they were before its push, but the faces
+                # guessed since (a card revealed on the table, a drawn card) are the solver's and the
+                # deck's: undone too, or the guess and the engine's state part ways
+                self._undo_faces(self._face_changes[changed_before_push:])
             for slot in pins:
                 self._solver.pinned.discard(slot)
             self.hand_slots = saved_slots
@@ -273,6 +294,8 @@ class ObservedRound:
             if tweak_fixed is not None:
                 self._undo_tweak_use(*tweak_fixed)
             raise
+        finally:
+            self._face_changes = outer_changes
         for position in range(tweak_before, rnd.tweak_pos):
             self._tweak_winners[position] = turn.player
         self.turns.append(observed)
