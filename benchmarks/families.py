@@ -1,6 +1,7 @@
 """Unseen art: the scanner on decks of art families nobody trained on (issue: recognise any deck).
 
     python benchmarks/families.py [--families pips,texture,...] [--tables 40] [--deck 1] [--first SEED] [--clutter]
+        [--few]
 
 For each family (``scanner/synth/families.py``: tuning families first, then the families kept for
 checking), one deck is drawn; it is enrolled from one photo per label (a card anywhere on a table,
@@ -9,12 +10,14 @@ are scanned zero-shot and with the profile. Prints card recall and precision (Io
 cards: complete, at most a quarter hidden), labels right of the cards found, frames all right,
 the enrolment's time and the scan's median time a frame. ``--clutter``: things that are not cards
 lie on the tables too (``scanner/synth/clutter.py``); the cards found on them are counted by kind.
+``--few``: tables of 1-4 centre cards and nothing else (no deck, no piles; seeds from 42,000,000).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -33,7 +36,7 @@ from scanner.metrics import expected_cards, match  # noqa: E402
 from scanner.read.profile import enrol_folder  # noqa: E402
 from scanner.scan import load_scanner  # noqa: E402
 from scanner.synth.families import CHECK_FAMILIES, TUNING_FAMILIES, deck  # noqa: E402
-from scanner.synth.table import render_table  # noqa: E402
+from scanner.synth.table import draw_scene, random_conditions, random_scene, render_table  # noqa: E402
 from scanner.train.enrol_eval import card_photo  # noqa: E402
 
 
@@ -91,15 +94,21 @@ def main() -> None:
     parser.add_argument("--first", type=int, default=40_000_000)
     parser.add_argument("--detector", choices=("auto", "classical", "learned"), default="auto")
     parser.add_argument("--clutter", action="store_true", help="things that are not cards on the tables too")
+    parser.add_argument("--few", action="store_true", help="tables of 1-4 centre cards and nothing else")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     scanner = load_scanner(detector=args.detector)
     clutter = ", clutter" if args.clutter else ""
-    print(f"{args.tables} tables a family from seed {args.first}, deck {args.deck}, detector {args.detector}{clutter}")
+    first = FEW_FIRST if args.few else args.first
+    shown = ", 1-4 cards alone" if args.few else clutter
+    print(f"{args.tables} tables a family from seed {first}, deck {args.deck}, detector {args.detector}{shown}")
     print("family     kind    | zero-shot: recall precision labels frames | enrolled: recall precision labels frames")
     for family in args.families.split(","):
         d = deck(family, args.deck)
-        tables = [render_table(args.first + i, style=d, clutter=args.clutter) for i in range(args.tables)]
+        if args.few:
+            tables = [few_cards_table(FEW_FIRST + i, d) for i in range(args.tables)]
+        else:
+            tables = [render_table(args.first + i, style=d, clutter=args.clutter) for i in range(args.tables)]
         zero = score(scanner, tables)
         with tempfile.TemporaryDirectory() as tmp:
             for k, label in enumerate(LABELS):
@@ -120,6 +129,18 @@ def main() -> None:
         if args.clutter:
             false = f"zero-shot {_kinds(zero['false'])} | enrolled {_kinds(enrolled['false'])}"
             print(f"{'':18s} | false cards on: {false}")
+
+
+FEW_FIRST = 42_000_000
+
+
+def few_cards_table(seed: int, style):
+    """A table with 1-4 centre cards and nothing else: the deck, the T! pile and the won piles
+    taken away (a photo of a few cards, where no other card tells a card's size)."""
+    rng = random.Random(seed)
+    scene = random_scene(rng, n_centre=rng.randint(1, 4))
+    scene.cards = [card for card in scene.cards if card.role == "centre"]
+    return draw_scene(scene, random_conditions(rng), style, rng, seed)
 
 
 def _kinds(counts: dict[str, int]) -> str:
