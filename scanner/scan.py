@@ -613,8 +613,9 @@ def _shifts(length: float, angle: float) -> list[np.ndarray]:
 
 
 def _outlined_card(detection: Any) -> bool:
-    """Whether a quad is a card's whole outline (the finder's quad and a classical outline of a
-    card's proportions agree): its place, size and long side are known."""
+    """Whether a quad is a card's whole outline: a classical outline of a card's proportions
+    where the finder sees card (its own quad, or card pixels): its place, size and long side are
+    known."""
     return (
         bool(detection.outlined)
         and not detection.unseen
