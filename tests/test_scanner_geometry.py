@@ -298,15 +298,16 @@ def test_hard_cards_of_the_scanner_benchmark_are_found_and_read(frame: int, labe
 
 @pytest.mark.parametrize(
     ("frame", "label", "alone"),
-    [(239, "purple-3", "red-3"), (4_000_383, "orange-6", "yellow-6"), (4_000_287, "yellow-1", "yellow-3")],
+    [(239, "purple-3", "red-3"), (49, "yellow-1", "orange-1")],
 )
 def test_cards_the_first_network_misreads_are_read_right_with_the_second_opinion(
     frame: int, label: str, alone: str
 ) -> None:
     """Benchmark frames (seed 90,000,000 + frame) whose card the first network alone reads as another
-    (the commonest mistakes: purple as red, orange as yellow, a washed-out yellow 1 as a 3) and the
-    pair reads right. (Each fine-tuning round of the first network changes which: the examples are
-    found again with it, by scanning 90M-94M with the first network alone and with the pair. Both
+    (the commonest mistakes: purple as red, yellow as orange) and the pair reads right. (Each
+    fine-tuning round of the first network, and each change of the second look, changes which: the
+    examples are found again by scanning 90M-90M+400 with the first network alone and with the
+    pair; two of 400 frames since the second look leaves cards outlined whole. Both
     without the label priors, tests/test_calibrate.py, which mend some of these too.)"""
     from scanner.read.classify import CardClassifier
     from scanner.scan import load_scanner
