@@ -6,6 +6,7 @@ import json
 import random
 from collections import Counter
 from dataclasses import replace
+from itertools import islice
 
 import pytest
 
@@ -812,6 +813,38 @@ def test_a_change_by_hand_the_rules_refuse_makes_the_moves_asked() -> None:
     assert camera_round.referee._unsynced  # (until a change by hand that the rules take)
     camera_round.set_target(camera_round.seen.round.target)
     assert not camera_round.referee._unsynced
+
+
+def test_a_refused_correction_keeps_the_moves_asked_until_a_move_before_it_is_rewritten() -> None:
+    """Seed 2079 of the photo art zero-shot (5 players): the correction of a move (Ana's Thief on
+    Ben) was refused, as the round followed gave Ana no Thief; a later correction was taken, the
+    doubt ended, and Cai's discard was published as sure as Ben's, whose hand the Thief had emptied
+    (R4.7). A refused change by hand now keeps every move asked until a change by hand rewrites the
+    refused move or one before it; later changes leave the doubt where it was."""
+    virtual = play_round(NAMES[:3], 1, 7)
+    truth = virtual.truth.history
+    camera_round = CameraRound(NAMES[:3], 1, default_colours(3), Edition.CLASSIC)
+    views = iter(perfect_views(virtual))
+    while camera_round.seen is None or len(camera_round.seen.turns) < 4:
+        camera_round.see(next(views))
+    impossible = replace(truth[1], player=(truth[1].player + 1) % 3)
+    with pytest.raises(RuleError):
+        camera_round.correct(1, ObservedTurn(impossible), NAMES[impossible.player], 2)
+    # moves 4 and 3 taken back and tapped in again: the moves before the refused one stand
+    camera_round.undo()
+    camera_round.undo()
+    camera_round.play(truth[2])
+    camera_round.play(truth[3])
+    later = [event for view in islice(views, 12) for event, _ in camera_round.see(view)]
+    moves = [e for e in later if e.kind == "move"]
+    assert moves and all(e.data["asked"] for e in moves)
+    assert {e.data["reason"] for e in later if e.kind == "question"} == {
+        "a change by hand was refused: an earlier move may be wrong"
+    }
+    # move 2 (the refused one) taken back: the doubt goes with it
+    while len(camera_round.seen.turns) > 1:
+        camera_round.undo()
+    assert camera_round.referee._refused_at is None
 
 
 def test_every_reason_the_referee_gives_for_a_question_is_translated() -> None:

@@ -174,20 +174,21 @@ class CameraRound:
     def correct(self, index: int, observed: ObservedTurn, player: str, number: int) -> dict:
         """Move ``index`` replaced by the reading the referee chose: everything after it is
         recomputed. Raises RuleError (nothing changes)."""
-        with self._refused_doubts():
+        with self._refused_doubts(index):
             self._require_seen().correct(index, observed)
         self._changed()
         return {"kind": "corrected", "player": player, "turn": number}
 
     @contextmanager
-    def _refused_doubts(self) -> Iterator[None]:
-        """A change by hand the rules refuse: the round as inferred is not the table's, so the
-        camera's moves are asked until the round is changed by hand (``Referee.doubt_round``)."""
+    def _refused_doubts(self, at: int | None = None) -> Iterator[None]:
+        """A change by hand (of move ``at``; None: the next) the rules refuse: the round as inferred
+        is not the table's, so the camera's moves are asked until a change by hand rewrites that
+        move or one before it (``Referee.doubt_round``)."""
         try:
             yield
         except RuleError:
             if self._referee is not None:
-                self._referee.doubt_round()
+                self._referee.doubt_round(at)
             raise
 
     def _require_seen(self) -> ObservedRound:

@@ -140,7 +140,7 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
                     got = truth[k]
                     dropped = (timed.frame_time, True)
                 else:  # the dashboard refuses the correction (CameraRound.correct)
-                    referee.doubt_round()
+                    referee.doubt_round(index)
             referee_turns.append(got)
             confidences.append(event.data.get("confidence", 1.0))
     report.seconds = time.perf_counter() - started

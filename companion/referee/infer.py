@@ -109,6 +109,10 @@ class Referee:
         # changed does not hold is unexplained, not a card laid since (a move using it is asked)
         self._in_view_at_resync: Counter = Counter()
         self._unsynced = False  # a turn may have gone by unseen: every move is asked until a change by hand
+        # a change by hand at this move was refused by the rules: the moves before it are not the
+        # table's, so every move is asked until a change by hand rewrites this move or one before
+        self._refused_at: int | None = None
+        self._followed: list[str] = []  # the moves as last followed (turn_key), to see what a change by hand rewrote
         # the deal's cards read in doubt, with their next-best labels, until a view reads them surely
         self._doubtful_deal: dict[Card, tuple[Card, ...]] = {}
         # the last move was settled once its player had drawn (the next one played); at the deal no draw is due
@@ -121,16 +125,31 @@ class Referee:
         # so the first 2-card view may be a later table, not the deal (R2.4)
         self._crowded_before_deal = False
 
-    def doubt_round(self) -> None:
-        """A change by hand the rules refused (a move tapped in, a correction): the round as
-        inferred is not the one on the table, so every move is asked ("a turn may have gone by
-        unseen") until the round is changed by hand."""
+    def doubt_round(self, at: int | None = None) -> None:
+        """A change by hand the rules refused (a move tapped in, a correction of move ``at``; None:
+        the next move): the round as inferred is not the one on the table, so every move is asked
+        until a change by hand rewrites move ``at`` or one before it. A later change that leaves
+        them as they were does not settle the doubt: the refused move's cause lies there (a T! card
+        used unseen, a hand emptied by a Thief, R4.7), and moves inferred on it may be wrong as if
+        sure."""
         self._unsynced = True
+        if at is None:
+            at = len(self.seen.turns) if self.seen is not None else 0
+        self._refused_at = at if self._refused_at is None else min(self._refused_at, at)
 
     def resync(self, seen: ObservedRound | None) -> None:
         """Follow ``seen`` from now on: the round was changed by hand (a correction, an undo, a
         move tapped in), so what was gathered for the turn in progress no longer holds."""
         laid = Counter(self.pending.arrivals)
+        keys = [turn_key(t.turn) for t in seen.turns] if seen is not None else []
+        if self._refused_at is not None:
+            # the first move the change by hand rewrote (or added, or took back)
+            first = next((i for i, (a, b) in enumerate(zip(keys, self._followed)) if a != b), None)
+            if first is None and len(keys) != len(self._followed):
+                first = min(len(keys), len(self._followed))
+            if first is not None and first <= self._refused_at:
+                self._refused_at = None
+        self._followed = keys
         self.seen = seen
         self.pending = _Pending()
         self.over_reported = seen is not None and seen.round.is_over()
@@ -689,6 +708,7 @@ class Referee:
                 # a refill card never seen is a guess, and a guess rules readings in and out
                 (any(n > in_view[card] for card, n in seen.unseen.items()), "a refill card was not seen"),
                 (self._unsynced, "a turn may have gone by unseen"),
+                (self._refused_at is not None, "a change by hand was refused: an earlier move may be wrong"),
                 # a face laid and misread as a back is unseen: the move may rest on it
                 (pending.unread, "a card in the centre could not be read"),
                 # a move settled from the same view as a question rests on its answer, not yet given
@@ -729,6 +749,7 @@ class Referee:
         mover = chosen.observed.turn.player
         tweaks_before = seen.round.tweak_counts[mover]
         seen.push(chosen.observed)
+        self._followed = [turn_key(t.turn) for t in seen.turns]
         self._drawn_after_last = drawn
         if seen.round.tweak_counts[mover] > tweaks_before and self._view is not None:
             self._claim(self._view, mover)

@@ -192,6 +192,12 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "er is misschien een beurt ongezien voorbijgegaan",
         "en tur kan ha gått förbi osedd",
     ),
+    "a change by hand was refused: an earlier move may be wrong": (
+        "se rechazó un cambio a mano: puede que una jugada anterior esté mal",
+        "une modification à la main a été refusée : un coup précédent est peut-être faux",
+        "een wijziging met de hand is geweigerd: een eerdere zet is misschien fout",
+        "en ändring för hand avvisades: ett tidigare drag kan vara fel",
+    ),
     "a card in the centre could not be read": (
         "no se pudo leer una carta del centro",
         "une carte du centre n'a pas pu être lue",
