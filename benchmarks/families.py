@@ -1,7 +1,7 @@
 """Unseen art: the scanner on decks of art families nobody trained on (issue: recognise any deck).
 
     python benchmarks/families.py [--families pips,texture,...] [--tables 40] [--deck 1] [--first SEED] [--clutter]
-        [--few]
+        [--few] [--zoom Z] [--no-enrol] [--finder PATH]
 
 For each family (``scanner/synth/families.py``: tuning families first, then the families kept for
 checking), one deck is drawn; it is enrolled from one photo per label (a card anywhere on a table,
@@ -11,6 +11,9 @@ cards: complete, at most a quarter hidden), labels right of the cards found, fra
 the enrolment's time and the scan's median time a frame. ``--clutter``: things that are not cards
 lie on the tables too (``scanner/synth/clutter.py``); the cards found on them are counted by kind.
 ``--few``: tables of 1-4 centre cards and nothing else (no deck, no piles; seeds from 42,000,000).
+``--zoom Z``: the camera Z times closer than one framing the table (cards Z times as long: another
+camera height or lens). ``--no-enrol``: zero-shot only. ``--finder PATH``: another card finder
+(an ``.onnx`` file ``tweak fine-tune-finder`` wrote) in place of the shipped one.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -95,21 +99,41 @@ def main() -> None:
     parser.add_argument("--detector", choices=("auto", "classical", "learned"), default="auto")
     parser.add_argument("--clutter", action="store_true", help="things that are not cards on the tables too")
     parser.add_argument("--few", action="store_true", help="tables of 1-4 centre cards and nothing else")
+    parser.add_argument("--zoom", type=float, default=1.0, help="the camera this many times closer (cards longer)")
+    parser.add_argument("--no-enrol", action="store_true", help="zero-shot only")
+    parser.add_argument("--finder", help="another card finder's .onnx file")
     args = parser.parse_args()
+    if args.zoom <= 0:
+        parser.error(f"--zoom {args.zoom}: give a factor above 0 (1: as rendered)")
     cv2.setNumThreads(1)
     scanner = load_scanner(detector=args.detector)
+    if args.finder:
+        from scanner.find.segment import CardFinder
+
+        scanner.finder = CardFinder(args.finder)
     clutter = ", clutter" if args.clutter else ""
     first = FEW_FIRST if args.few else args.first
     shown = ", 1-4 cards alone" if args.few else clutter
+    shown += f", zoom {args.zoom:g}" if args.zoom != 1.0 else ""
+    shown += f", finder {args.finder}" if args.finder else ""
     print(f"{args.tables} tables a family from seed {first}, deck {args.deck}, detector {args.detector}{shown}")
     print("family     kind    | zero-shot: recall precision labels frames | enrolled: recall precision labels frames")
     for family in args.families.split(","):
         d = deck(family, args.deck)
         if args.few:
-            tables = [few_cards_table(FEW_FIRST + i, d) for i in range(args.tables)]
+            tables = [few_cards_table(FEW_FIRST + i, d, args.zoom) for i in range(args.tables)]
         else:
-            tables = [render_table(args.first + i, style=d, clutter=args.clutter) for i in range(args.tables)]
+            tables = [
+                render_table(args.first + i, style=d, clutter=args.clutter, zoom=args.zoom) for i in range(args.tables)
+            ]
         zero = score(scanner, tables)
+        kind = "tuning" if family in TUNING_FAMILIES else "check"
+        if args.no_enrol:
+            print(
+                f"{family:10s} {kind:7s} | {zero['recall']:.4f} {zero['precision']:.4f} {zero['labels']:.4f} "
+                f"{zero['frames']:.3f} | scan {zero['ms']:.0f} ms"
+            )
+            continue
         with tempfile.TemporaryDirectory() as tmp:
             for k, label in enumerate(LABELS):
                 (Path(tmp) / label).mkdir()
@@ -119,7 +143,6 @@ def main() -> None:
         scanner.profile = report.profile
         enrolled = score(scanner, tables)
         scanner.profile = None
-        kind = "tuning" if family in TUNING_FAMILIES else "check"
         print(
             f"{family:10s} {kind:7s} | {zero['recall']:.4f} {zero['precision']:.4f} {zero['labels']:.4f} "
             f"{zero['frames']:.3f} | {enrolled['recall']:.4f} {enrolled['precision']:.4f} {enrolled['labels']:.4f} "
@@ -134,13 +157,13 @@ def main() -> None:
 FEW_FIRST = 42_000_000
 
 
-def few_cards_table(seed: int, style):
+def few_cards_table(seed: int, style, zoom: float = 1.0):
     """A table with 1-4 centre cards and nothing else: the deck, the T! pile and the won piles
     taken away (a photo of a few cards, where no other card tells a card's size)."""
     rng = random.Random(seed)
     scene = random_scene(rng, n_centre=rng.randint(1, 4))
     scene.cards = [card for card in scene.cards if card.role == "centre"]
-    return draw_scene(scene, random_conditions(rng), style, rng, seed)
+    return draw_scene(scene, replace(random_conditions(rng), zoom=zoom), style, rng, seed)
 
 
 def _kinds(counts: dict[str, int]) -> str:

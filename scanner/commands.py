@@ -169,6 +169,7 @@ def _fine_tune_finder(args: argparse.Namespace) -> int:
         (args.harsh_share < 1, f"--harsh-share {args.harsh_share}: give N >= 1 (one in N harsh)"),
         (args.abstract_share < 0, f"--abstract-share {args.abstract_share}: give N >= 1, or 0 for none"),
         (args.clutter_share < 0, f"--clutter-share {args.clutter_share}: give N >= 1, or 0 for none"),
+        (args.zoom_share < 0, f"--zoom-share {args.zoom_share}: give N >= 1, or 0 for none"),
     ]
     if _refused("fine-tune-finder", problems):
         return 2
@@ -188,6 +189,7 @@ def _fine_tune_finder(args: argparse.Namespace) -> int:
             processes=args.processes,
             abstract_share=args.abstract_share,
             clutter_share=args.clutter_share,
+            zoom_share=args.zoom_share,
         )
     except ValueError as error:  # (a JSONDecodeError too) read before any rendering
         print(f"tweak fine-tune-finder: --from {args.base}: {error}", file=sys.stderr)
@@ -586,6 +588,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=0,
         metavar="N",
         help="one plain table in N also holds things that are not cards: a phone, a score pad... (0: none)",
+    )
+    p.add_argument(
+        "--zoom-share",
+        type=int,
+        default=0,
+        metavar="N",
+        help="one plain table in N seen from closer or farther (cards 0.6-2.5 times as long; 0: none)",
     )
     p.add_argument("--processes", type=int, default=2)
     p.set_defaults(run=_fine_tune_finder)

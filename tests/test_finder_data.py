@@ -103,3 +103,39 @@ def test_a_cluttered_training_scene_shows_things_that_are_not_cards_as_no_card()
             assert target[mask > 0].max() == 0, item["kind"]
             checked += 1
     assert checked and target.any()  # (the cards are still there to find)
+
+
+def _median_card_length(truth: dict) -> float:
+    sides = [
+        np.linalg.norm(np.array(c["corners"]) - np.roll(np.array(c["corners"]), -1, axis=0), axis=1).max()
+        for c in truth["cards"]
+        if not c["truncated"]
+    ]
+    return float(np.median(sides))
+
+
+def test_a_table_seen_closer_shows_the_same_cards_longer() -> None:
+    """``render_table(zoom=Z)``: the same table, the camera Z times closer (another camera height or
+    lens): each card Z times as long in the frame, the truth's corners with it."""
+    for zoom in (0.6, 2.0):
+        near, plain = render_table(30_000_007, zoom=zoom), render_table(30_000_007)
+        assert near.image.shape == plain.image.shape and not np.array_equal(near.image, plain.image)
+        assert abs(_median_card_length(near.truth) / _median_card_length(plain.truth) - zoom) < 0.1 * zoom
+
+
+def test_one_plain_training_scene_in_zoom_share_is_seen_from_another_height() -> None:
+    """``tweak fine-tune-finder --zoom-share N``: one plain table in N is seen closer or farther
+    (``ZOOM_RANGE``); with no share, or on a scene not drawn, the scene is as before."""
+    from scanner.train.finder import ZOOM_RANGE
+
+    def plain_and_drawn(s: int) -> bool:  # (not a pile's scene, not a harsh one)
+        return s % 4 not in (0, 1) and random.Random(s + 2).randrange(2) == 0
+
+    seed = next(s for s in range(30_000_000, 30_000_100) if plain_and_drawn(s))
+    zoomed, plain = _sample(seed, piles=True, zoom_share=2), _sample(seed, piles=True)
+    assert not np.array_equal(zoomed[0], plain[0])
+    # the inner-card target grows or shrinks with the cards: area by the zoom squared, in the range
+    ratio = float(np.sqrt(zoomed[1].sum() / plain[1].sum()))
+    assert ZOOM_RANGE[0] * 0.8 < ratio < ZOOM_RANGE[1] * 1.2 and abs(ratio - 1) > 0.05
+    other = next(s for s in range(seed + 1, seed + 100) if s % 4 not in (0, 1) and not plain_and_drawn(s))
+    assert np.array_equal(_sample(other, piles=True, zoom_share=2)[0], _sample(other, piles=True)[0])

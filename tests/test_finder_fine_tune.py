@@ -86,6 +86,7 @@ def test_tweak_fine_tune_finder_defaults_are_the_shipped_finders_last_round():
         (["--lr", "0"], "--lr 0.0"),
         (["--epochs", "0"], "--epochs 0"),
         (["--clutter-share", "-1"], "--clutter-share -1"),
+        (["--zoom-share", "-2"], "--zoom-share -2"),
     ],
 )
 def test_tweak_fine_tune_finder_refuses_a_bad_request_before_any_work(tmp_path, options, message):

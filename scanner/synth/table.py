@@ -51,6 +51,9 @@ class Conditions:
     jpeg: int
     hand: bool
     camera_angle: float | None = None  # radians; None: a random turn of the camera
+    # the camera this many times closer (>1: cards larger) than one framing the whole table: the
+    # camera's height over the table, or its lens, is the user's
+    zoom: float = 1.0
 
 
 def random_conditions(rng: random.Random, harsh: bool = False, light: str | None = None) -> Conditions:
@@ -326,6 +329,7 @@ def _camera(scene: Scene, cond: Conditions, rng: random.Random) -> np.ndarray:
     scale = min(cond.width / bw, cond.height / bh) * rng.uniform(0.95, 1.15)
     if cond.camera_angle is not None:
         scale = min(cond.width / bw, cond.height / bh) * 0.92  # framed to show the whole table
+    scale *= cond.zoom
     table = np.array([[0, 0], [w_mm, 0], [w_mm, h_mm], [0, h_mm]], np.float32) - np.array([w_mm / 2, h_mm / 2])
     rot = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]], np.float32)
     image_pts = table @ rot.T * scale + np.array([cond.width / 2, cond.height / 2])
@@ -462,15 +466,19 @@ def render_table(
     foreign: bool = False,
     abstract: bool = False,
     clutter: bool = False,
+    zoom: float = 1.0,
 ) -> RenderedTable:
     """One synthetic overhead photo of a table, and its ground truth (labels, corners).
     ``foreign``: every card is printed as another deck's (``render_foreign_card``; the labels
     then only say where the TWEAK cards would lie), on more kinds of table. ``abstract``: every
     card's face is random content of no deck (``families.render_abstract_card``), likewise.
-    ``clutter``: things that are not cards lie on the table too (``synth.clutter``)."""
+    ``clutter``: things that are not cards lie on the table too (``synth.clutter``). ``zoom``: the
+    camera that many times closer (``Conditions.zoom``)."""
     rng = random.Random(seed)
     style = style or random_style(rng, heldout=heldout_style)
     cond = conditions or random_conditions(rng, harsh=harsh, light=light)
+    if zoom != 1.0:
+        cond = replace(cond, zoom=zoom)
     if (foreign or abstract) and conditions is None:
         cond = replace(cond, surface=rng.choice(FOREIGN_SURFACES))
     scene = random_scene(rng, n_centre=n_centre, uniform_labels=uniform_labels, clutter=clutter)

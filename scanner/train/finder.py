@@ -21,6 +21,9 @@ GEOMETRY_WEIGHT = 1.0  # the geometry head's loss beside the inner-card mask's
 PILE_SHARE = 4  # one scene in PILE_SHARE is a won pile spread out, cards touching (scanner.piles)
 HARSH_SHARE = 4  # one scene in HARSH_SHARE (seeds 0 mod HARSH_SHARE) is under the harshest conditions
 FOREIGN_SHARE = 6  # one scene in FOREIGN_SHARE (seeds 2 mod 6, never a pile's) shows another deck
+# a plain table seen from another height (zoom_share): the camera this many times closer, log-uniform;
+# the shipped finder saw card lengths of 0.042-0.095 of the frame's width (1st-99th percentile)
+ZOOM_RANGE = (0.6, 2.5)
 
 
 def _closer(rendered: RenderedTable, rng: random.Random) -> RenderedTable:
@@ -54,6 +57,7 @@ def _sample(
     harsh_share: int = HARSH_SHARE,
     abstract_share: int = 0,
     clutter_share: int = 0,
+    zoom_share: int = 0,
 ) -> tuple[np.ndarray, ...]:
     """One rendered scene: the network's input, the inner-card target and its loss weight, and the
     geometry head's target (float16, to keep thousands of scenes in memory) and where it counts.
@@ -63,7 +67,9 @@ def _sample(
     pile's) shows cards of random content of no deck (``families.render_abstract_card``): the
     finder learns that a card is its outline, whatever is printed on it. ``clutter_share``: one
     plain table in that many also holds things that are not cards (``synth.clutter``: a phone, a
-    score pad, tiles, another game's card...), which the finder learns to leave out."""
+    score pad, tiles, another game's card...), which the finder learns to leave out. ``zoom_share``:
+    one plain table in that many is seen from closer or farther (``ZOOM_RANGE``), so that a card is
+    a card at the size a user's camera shows it, not only at the size the renders framed it."""
     if abstract_share and seed % abstract_share == abstract_share - 1 and not (piles and seed % PILE_SHARE == 1):
         rendered = _closer(render_table(seed, harsh=seed % harsh_share == 0, abstract=True), random.Random(seed + 1))
     elif piles and seed % PILE_SHARE == 1:
@@ -75,7 +81,10 @@ def _sample(
         rendered = _closer(render_table(seed, harsh=seed % harsh_share == 0, foreign=True), random.Random(seed + 1))
     else:
         clutter = bool(clutter_share) and random.Random(seed).randrange(clutter_share) == 0
-        rendered = render_table(seed, harsh=seed % harsh_share == 0, clutter=clutter)
+        zoom = 1.0
+        if zoom_share and random.Random(seed + 2).randrange(zoom_share) == 0:
+            zoom = float(np.exp(random.Random(seed + 3).uniform(*np.log(ZOOM_RANGE))))
+        rendered = render_table(seed, harsh=seed % harsh_share == 0, clutter=clutter, zoom=zoom)
     truth = rendered.truth
     size = input_size(truth["width"], truth["height"], width)
     image = downscale(rendered.image, size)  # as the finder does at run time
@@ -193,6 +202,7 @@ def fine_tune_finder(
     log=print,
     abstract_share: int = 0,
     clutter_share: int = 0,
+    zoom_share: int = 0,
 ) -> dict:
     """Train the float finder ``base`` (a ``card_finder.onnx``) further on fresh scenes from
     ``FINE_TUNE_SEED_BASE + seed * scenes`` (won piles among them, one in ``harsh_share`` harsh),
@@ -225,6 +235,7 @@ def fine_tune_finder(
         processes,
         abstract_share,
         clutter_share,
+        zoom_share,
     )
     log(f"{scenes} scenes rendered in {time.perf_counter() - started:.0f} s; fine-tuning {base}...")
     _fit(torch, model, samples, epochs, max_lr, seed, log, frozen_norms=True)
@@ -233,6 +244,7 @@ def fine_tune_finder(
     tuned = {"seed": seed, "first_scene": first, "scenes": scenes, "harsh_share": harsh_share, "epochs": epochs}
     tuned |= {"abstract_share": abstract_share} if abstract_share else {}
     tuned |= {"clutter_share": clutter_share} if clutter_share else {}
+    tuned |= {"zoom_share": zoom_share, "zoom_range": list(ZOOM_RANGE)} if zoom_share else {}
     tuned |= {"max_lr": max_lr, "seconds": round(time.perf_counter() - started)}
     meta = {**base_meta, "training": {**recipe, "fine_tuned": [*recipe.get("fine_tuned", []), tuned]}}
     path.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
@@ -272,12 +284,13 @@ def _render(
     processes: int,
     abstract_share: int = 0,
     clutter_share: int = 0,
+    zoom_share: int = 0,
 ) -> list:
     import multiprocessing
 
     # (spawned, not forked: see dataset.build)
     with multiprocessing.get_context("spawn").Pool(processes, initializer=cv2.setNumThreads, initargs=(1,)) as pool:
-        jobs = [(i, width, piles, foreign, harsh_share, abstract_share, clutter_share) for i in seeds]
+        jobs = [(i, width, piles, foreign, harsh_share, abstract_share, clutter_share, zoom_share) for i in seeds]
         return pool.starmap(_sample, jobs, chunksize=8)
 
 
