@@ -176,6 +176,29 @@ def test_two_cards_in_an_enrolment_photo_are_named() -> None:
     assert corners is None and "no card-shaped outline" in problem
 
 
+def test_a_checked_cloths_square_is_no_second_card_where_the_finder_sees_one_card() -> None:
+    """The wallpaper deck's yellow-2 on a checked cloth: the classical outlines find the cloth's
+    squares (none the card), one just over half the card's area; the finder sees card in the card
+    and none in the squares, so the photo gives its one card (it was refused as showing two). Two
+    cards the finder sees are still two."""
+    from scanner.labels import LABELS as ALL_LABELS
+    from scanner.metrics import quad_iou
+    from scanner.read.profile import single_card
+    from scanner.train.enrol_eval import card_photo_and_corners
+
+    scanner = load_scanner()
+    photo, truth = card_photo_and_corners(
+        "yellow-2", family_deck("wallpaper", 1), 7_000_100 + ALL_LABELS.index("yellow-2")
+    )
+    corners, problem = single_card(photo, scanner.finder)
+    assert corners is not None, problem
+    assert quad_iou(corners, truth) > 0.9
+    assert single_card(photo)[0] is None  # without the finder, the squares are all there is
+    two, _ = _photo_of(_busy_card(), 11)
+    corners, problem = single_card(np.hstack([two, two]), scanner.finder)
+    assert corners is None and problem.startswith("2 card-shaped outlines found")
+
+
 def test_learning_a_small_deck_moves_its_readings_to_the_deck() -> None:
     """A deck of an art family no network trained on (dark cards, coloured numerals), a few labels,
     a short learning run: the profile reads that deck's cards on tables far better than the
