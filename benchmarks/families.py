@@ -105,6 +105,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.zoom <= 0:
         parser.error(f"--zoom {args.zoom}: give a factor above 0 (1: as rendered)")
+    if args.finder and not Path(args.finder).is_file():
+        parser.error(f"--finder {args.finder}: no such file (a card_finder .onnx file)")
     cv2.setNumThreads(1)
     scanner = load_scanner(detector=args.detector)
     if args.finder:

@@ -476,29 +476,30 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
         else:
             places.append([(way, quad)])
     size = (frame.shape[1], frame.shape[0])
+
+    def seen(quad: np.ndarray) -> bool:  # (where the finder sees card pixels at all)
+        return prob is not None and map_support(prob, quad, size) >= OUTLINES.fuse_support
+
     if prob is not None and len(_distinct_large([p[0][1] for p in places])) >= 3:
         # many card-sized outlines: a patterned surface (a checked cloth's squares); the card is
         # where the finder sees card pixels at all
-        places = [p for p in places if map_support(prob, p[0][1], size) >= OUTLINES.fuse_support] or places
+        places = [p for p in places if seen(p[0][1])] or places
 
     def ways(place: list) -> int:
         return len({way for way, _ in place})
 
     places.sort(key=lambda p: (ways(p), _area(p[0][1])), reverse=True)
     best = places[0][0][1]  # (the first way's quad: classical, then the region, then the finder)
-
-    def seen(quad: np.ndarray) -> bool:
-        return prob is not None and map_support(prob, quad, size) >= OUTLINES.fuse_support
-
     # where the finder sees card in the chosen place, an outline it sees no card in is the table's
     # pattern (a checked cloth's square of half a card's area), not a second card
+    best_seen = seen(best)
     rivals = [
         p[0][1]
         for p in places[1:]
         if ways(p) >= ways(places[0])
         and _area(p[0][1]) >= 0.5 * _area(best)
         and contained_share(best, p[0][1]) < 0.5
-        and (seen(p[0][1]) or not seen(best))
+        and (not best_seen or seen(p[0][1]))
     ]
     if rivals:
         return [], (
