@@ -199,6 +199,34 @@ def test_a_checked_cloths_square_is_no_second_card_where_the_finder_sees_one_car
     assert corners is None and problem.startswith("2 card-shaped outlines found")
 
 
+def test_an_enrolment_outline_across_glare_is_refused_not_learned(monkeypatch) -> None:
+    """The pips deck's purple-6 under a lamp: the white card on a white glare shows no edge, and
+    the outline found runs across the glare (a card learned from it read purple-6 cards as red-6
+    at 0.99). The photo is refused, saying why; without the edge check it was taken, wrongly."""
+    import dataclasses
+
+    import scanner.read.profile as profile_module
+    from scanner.labels import LABELS as ALL_LABELS
+    from scanner.metrics import quad_iou
+    from scanner.read.profile import card_outlines
+    from scanner.train.enrol_eval import card_photo_and_corners
+
+    scanner = load_scanner()
+    seed = 7_000_100 + ALL_LABELS.index("purple-6")
+    photo, truth = card_photo_and_corners("purple-6", family_deck("pips", 1), seed)
+    outlines, problem = card_outlines(photo, scanner.finder)
+    assert outlines == [] and "edge hardly shows" in problem and "again" in problem
+    unchecked = dataclasses.replace(profile_module.SETTINGS, enrol_edge_shown=0.0)
+    monkeypatch.setattr(profile_module, "SETTINGS", unchecked)
+    outlines, _ = card_outlines(photo, scanner.finder)
+    assert outlines and quad_iou(outlines[0], truth) < 0.7  # what would have been learned
+    # a clear photo of the same card is taken, outlined where the card is
+    monkeypatch.undo()
+    photo, truth = card_photo_and_corners("purple-6", family_deck("pips", 1), seed + 100_000)
+    outlines, problem = card_outlines(photo, scanner.finder)
+    assert outlines and quad_iou(outlines[0], truth) > 0.8, problem
+
+
 def test_learning_a_small_deck_moves_its_readings_to_the_deck() -> None:
     """A deck of an art family no network trained on (dark cards, coloured numerals), a few labels,
     a short learning run: the profile reads that deck's cards on tables far better than the

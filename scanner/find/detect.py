@@ -159,6 +159,39 @@ def _edge_supports(edges: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
     return (edges[yi, xi] > 0).reshape(len(starts), -1).mean(axis=1)
 
 
+def outline_contrast(frame: np.ndarray, quad: np.ndarray, contrast: float, samples: int = 16) -> float:
+    """The share of points along ``quad``'s sides where the colour changes across it (Lab
+    distance over ``contrast`` between just outside and just inside): about 1 for a card's true
+    outline, low for an outline drawn across glare or a table the card's colour, where no edge
+    shows.
+
+    >>> frame = np.full((100, 100, 3), 40, np.uint8); frame[30:70, 35:65] = 230
+    >>> quad = np.array([[35, 30], [65, 30], [65, 70], [35, 70]], np.float32)
+    >>> outline_contrast(frame, quad, 10.0), outline_contrast(frame, quad + 15, 10.0) < 0.6
+    (1.0, True)
+    """
+    lab = cv2.cvtColor(cv2.GaussianBlur(frame, (3, 3), 0), cv2.COLOR_BGR2Lab).astype(np.float32)
+    h, w = lab.shape[:2]
+    quad = np.asarray(quad, np.float32).reshape(4, 2)
+    starts, ends = quad, quad[[1, 2, 3, 0]]
+    sides = np.linalg.norm(ends - starts, axis=1)
+    step = max(3.0, 0.03 * float(sides.min()))  # px either side of the outline
+    along = (ends - starts) / np.maximum(sides, 1e-6)[:, None]
+    normal = np.stack([along[:, 1], -along[:, 0]], axis=1)
+    outward = np.sign(((starts + ends) / 2 - quad.mean(axis=0)) @ normal.T).diagonal()
+    normal *= np.where(outward == 0, 1.0, outward)[:, None]
+    t = np.linspace(0.15, 0.85, samples)[None, :, None]
+    pts = starts[:, None] + (ends - starts)[:, None] * t
+    outside, inside = pts + normal[:, None] * step, pts - normal[:, None] * step
+
+    def at(p: np.ndarray) -> np.ndarray:
+        x = np.clip(np.rint(p[..., 0]).astype(int), 0, w - 1)
+        y = np.clip(np.rint(p[..., 1]).astype(int), 0, h - 1)
+        return lab[y, x]
+
+    return float((np.linalg.norm(at(outside) - at(inside), axis=-1) > contrast).mean())
+
+
 def contained_share(outer: np.ndarray, inner: np.ndarray) -> float:
     """The share of ``inner``'s area that lies inside ``outer`` (convex quads)."""
     inter, _ = cv2.intersectConvexConvex(outer.astype(np.float32), inner.astype(np.float32))

@@ -453,7 +453,7 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
     the card's outlines, the chosen one first and then the other ways' outlines of the same place
     (each way errs its own way, as it will on the table), or ([], what was seen)."""
     from scanner.find.detect import SETTINGS as OUTLINES
-    from scanner.find.detect import detect_cards, dominant_outline, map_support
+    from scanner.find.detect import detect_cards, dominant_outline, map_support, outline_contrast
     from scanner.metrics import quad_iou
 
     found: list[tuple[int, np.ndarray]] = [(0, d.corners) for d in detect_cards(frame, consistent=False)]
@@ -510,7 +510,15 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
     for _, quad in places[0]:
         if all(quad_iou(quad, k) < SETTINGS.same_outline for k in kept):
             kept.append(quad)
-    return kept, ""
+    # an outline along which no edge shows was drawn across glare or a table the card's colour: it
+    # is not where the card is, and a deck learned from it reads that card as another, surely
+    shown = [q for q in kept if outline_contrast(frame, q, SETTINGS.enrol_edge_contrast) >= SETTINGS.enrol_edge_shown]
+    if not shown:
+        return [], (
+            "the card's edge hardly shows against the table (glare, or a table the card's colour): "
+            "take the photo again out of direct light, on a plain darker surface"
+        )
+    return shown, ""
 
 
 def _off_the_mat(frame: np.ndarray, found: list[tuple[int, np.ndarray]]) -> list[tuple[int, np.ndarray]]:

@@ -41,6 +41,28 @@ def card_photo_and_corners(label: str, style: Any, seed: int) -> tuple[np.ndarra
     return rendered.image, np.array(rendered.truth["cards"][0]["corners"], np.float32)
 
 
+def enrol_photos(style: Any, folder: Path, finder: Any = None, deck: int = 1, retakes: int = 2) -> int:
+    """One photo of each label of ``style``'s deck in ``folder``/<label>/0.jpg, taken as a user
+    would: a photo enrolment refuses (``card_outlines``: no card, two cards, no edge showing) is
+    taken again elsewhere on the table in other light, up to ``retakes`` times, as the refusal
+    asks; the last is kept whatever it shows. Returns the photos taken again."""
+    from scanner.read.profile import card_outlines
+
+    retaken = 0
+    for k, label in enumerate(LABELS):
+        for attempt in range(retakes + 1):
+            photo = card_photo(label, style, 7_000_000 + 100 * deck + k + RETAKE_SEEDS * attempt)
+            if attempt == retakes or card_outlines(photo, finder)[0]:
+                break
+            retaken += 1
+        (folder / label).mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(folder / label / "0.jpg"), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    return retaken
+
+
+RETAKE_SEEDS = 100_000  # a retaken photo's seed: the first one's plus this for each retake
+
+
 def table_crops(style: Any, scenes: int, first: int) -> tuple[list[np.ndarray], list[str]]:
     """Crops of the cards of rendered tables in ``style``, harsh light (corners off by up to 9 %), and labels."""
     from scanner.synth.table import render_table
