@@ -377,6 +377,7 @@ def test_enrolment_wizard_on_the_dashboard(referee, app) -> None:
         assert read.status_code == 200, read.get_json()
         cards = read.get_json()["cards"]
         assert len(cards) == 2 and all(c["proposed"] for c in cards)
+        assert all(c["edge_shown"] >= 0.4 and c["warning"] is None for c in cards)  # clear edges
         assert referee.post("/api/enrol/confirm", json={"labels": ["red-9", None]}).status_code == 400
         assert referee.post("/api/enrol/confirm", json={"labels": ["red-5"]}).status_code == 400
         labels = sorted(truth)  # the referee's own reading, whatever was proposed
@@ -392,6 +393,39 @@ def test_enrolment_wizard_on_the_dashboard(referee, app) -> None:
         # the scanner uses it from now on
         assert client.get("/api/camera.jpg").status_code == 200
         assert vision_of(app).scanner_loaded.profile is not None
+    finally:
+        vision_of(app).camera.stop()
+
+
+def test_the_wizard_flags_a_card_whose_edge_does_not_show(referee, app) -> None:
+    """The pips deck's green-3 under a lamp, on the camera: the scan finds a card there, but its
+    outline shows hardly any edge (white card, white glare), so the wizard flags it to be read
+    again and the page skips it by default (as ``tweak enrol`` refuses such a photo)."""
+    import time
+
+    from companion.web.camera import CameraService
+    from scanner.labels import LABELS as ALL_LABELS
+    from scanner.train.enrol_eval import card_photo_and_corners
+
+    image, _ = card_photo_and_corners("green-3", family_deck("pips", 1), 7_000_100 + ALL_LABELS.index("green-3"))
+
+    class Still:
+        def read(self):
+            time.sleep(0.01)
+            return image
+
+        def close(self):
+            pass
+
+    vision_of(app).camera = CameraService("picamera", opener=lambda spec: Still(), retry=0.05).start()
+    try:
+        client = referee.client
+        deadline = time.monotonic() + 5
+        while client.get("/api/camera").get_json()["state"] != "ok" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        cards = referee.post("/api/enrol/capture").get_json()["cards"]
+        assert len(cards) == 1 and cards[0]["edge_shown"] < 0.4
+        assert "edge hardly shows" in cards[0]["warning"] and "again" in cards[0]["warning"]
     finally:
         vision_of(app).camera.stop()
 

@@ -13,6 +13,10 @@ from .checks import json_body, optional_object
 from .vision import vision_of
 
 bp = Blueprint("enrolment", __name__, url_prefix="/api")
+EDGE_HIDDEN = (
+    "its edge hardly shows against the table (glare, or a table the card's colour): "
+    "skip it and read it again out of direct light, on a darker surface"
+)
 bp.before_request(check_csrf)
 
 
@@ -40,8 +44,11 @@ def enrol_status():
 @bp.post("/enrol/capture")
 @referee_required
 def enrol_capture():
-    """Read the cards under the camera (one, or a whole colour spread out) and propose labels."""
-    from scanner.read.adapt import card_image
+    """Read the cards under the camera (one, or a whole colour spread out) and propose labels; a
+    card whose outline shows no edge (glare, a table the card's colour) is flagged to be skipped,
+    as ``tweak enrol`` refuses such a photo: learned from a wrong outline, its card reads as another."""
+    from scanner.find.detect import outline_contrast
+    from scanner.read.adapt import SETTINGS, card_image
 
     camera = vision_of().camera
     frame = camera.latest() if camera is not None else None
@@ -58,6 +65,7 @@ def enrol_capture():
     if not result.cards:
         return jsonify({"error": "no_card", "message": "no card seen: lay the cards face up, apart"}), 422
     vision_of().enrolment["last"] = vision_of().run(lambda: [card_image(frame, c.corners) for c in result.cards])
+    shown = [outline_contrast(frame, c.corners, SETTINGS.enrol_edge_contrast) for c in result.cards]
     return jsonify(
         {
             "cards": [
@@ -68,8 +76,10 @@ def enrol_capture():
                     "next": [n for n, _ in c.candidates[1:3]],
                     # the outline found, shown on the picture before the referee accepts it
                     "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in c.corners],
+                    "edge_shown": round(edge, 2),
+                    "warning": None if edge >= SETTINGS.enrol_edge_shown else EDGE_HIDDEN,
                 }
-                for i, c in enumerate(result.cards)
+                for i, (c, edge) in enumerate(zip(result.cards, shown))
             ],
             "size": [int(frame.shape[1]), int(frame.shape[0])],
         }
