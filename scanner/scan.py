@@ -125,9 +125,11 @@ class Scanner:
         own (a deck profile); None: the network's, which the referee knows."""
         return self.profile.doubt_below if self.profile is not None else None
 
-    def scan(self, frame: np.ndarray, pile: bool = False) -> ScanResult:
+    def scan(self, frame: np.ndarray, pile: bool = False, faint: bool = False) -> ScanResult:
         """The cards in ``frame``. ``pile``: a won pile spread out (scanner.piles), where cards lie
-        side by side: a card the finder missed between or beside read cards is looked for there."""
+        side by side: a card the finder missed between or beside read cards is looked for there.
+        ``faint``: with a deck profile, an outline read as one of the deck's cards under the floor
+        (``enrolled_floor``) is kept at that confidence instead of left out (the referee's scan)."""
         started = time.perf_counter()
         mat = find_mat(frame, self.mat_layout) if self.mat_layout is not None else None
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
@@ -170,7 +172,9 @@ class Scanner:
                 continue
             if pred.label == "none":  # a card by its outline, in an art the classifier does not know
                 pred = _best_card_reading(pred, self.classifier.labels)
-            if not pile and self._not_of_the_deck(pred):  # (a won pile spread out holds the deck's cards only)
+            # (a won pile spread out holds the deck's cards only; ``faint``: the referee's scan keeps
+            # such an outline at its low confidence, as a card laid there that it cannot read)
+            if not pile and not faint and self._not_of_the_deck(pred):
                 rejected += 1
                 continue
             corners = rotate_corners(det.corners, 2) if pred.upside_down else det.corners

@@ -227,6 +227,24 @@ def test_an_enrolment_outline_across_glare_is_refused_not_learned(monkeypatch) -
     assert outlines and quad_iou(outlines[0], truth) > 0.8, problem
 
 
+def test_an_enrolment_card_is_also_learned_as_the_scan_cuts_it() -> None:
+    """The photo deck's yellow-2: enrolment's ways all take the card's inner panel for it, the
+    scan (which will cut it on the table) finds its edge; the card is learned from both, so the
+    deck's reader knows the card as the scan shows it (it read it as orange-4, surely)."""
+    from scanner.labels import LABELS as ALL_LABELS
+    from scanner.metrics import quad_iou
+    from scanner.read.profile import _scanned_outlines, card_outlines
+    from scanner.train.enrol_eval import card_photo_and_corners
+
+    scanner = load_scanner()
+    photo, truth = card_photo_and_corners("yellow-2", family_deck("photo", 1), 7_000_100 + ALL_LABELS.index("yellow-2"))
+    outlines, problem = card_outlines(photo, scanner.finder)
+    assert outlines and max(quad_iou(q, truth) for q in outlines) < 0.6, problem
+    extra = _scanned_outlines(photo, scanner, outlines)
+    assert len(extra) == 1 and quad_iou(extra[0], truth) > 0.7
+    assert _scanned_outlines(photo, scanner, outlines + extra) == []  # never one outline twice
+
+
 def test_learning_a_small_deck_moves_its_readings_to_the_deck() -> None:
     """A deck of an art family no network trained on (dark cards, coloured numerals), a few labels,
     a short learning run: the profile reads that deck's cards on tables far better than the
@@ -455,7 +473,15 @@ def test_with_a_profile_an_outline_read_unsurely_as_an_enrolled_card_is_not_a_ca
     assert scanner._not_of_the_deck(Prediction("red-5", SCAN.enrolled_floor - 0.1, False, probabilities))
     assert not scanner._not_of_the_deck(Prediction("red-5", SCAN.enrolled_floor + 0.1, False, probabilities))
     assert not scanner._not_of_the_deck(Prediction("blue-2", 0.05, False, probabilities))  # no photo of it
-    found = scanner.scan(card_photo("orange-3", style, 78)).cards
+    photo = card_photo("orange-3", style, 78)
+    found = scanner.scan(photo).cards
     assert [c.label for c in found] == ["orange-3"]
+    # the referee's scan (``faint``) keeps an outline the reader takes for none of the deck's cards,
+    # at its confidence: a card laid that it cannot read, which it asks about (view._faint_cards)
+    scanner._not_of_the_deck = lambda pred: True
+    assert scanner.scan(photo).cards == []
+    kept = scanner.scan(photo, faint=True).cards
+    assert [(c.label, c.confidence) for c in kept] == [(c.label, c.confidence) for c in found]
+    del scanner._not_of_the_deck
     scanner.profile = None
     assert not scanner._not_of_the_deck(Prediction("red-5", 0.05, False, probabilities))

@@ -47,7 +47,9 @@ class TableFollower:
         if tracker.is_moving(frame):
             tracker.update(now, frame, None, motion_checked=True)
             return None
-        state = tracker.update(now, frame, scanner.scan(frame), motion_checked=True)
+        # (faint: an outline the deck's reader takes for none of its cards is kept, read too faintly
+        # to name; in the centre it is a card laid that the camera cannot read, and the move is asked)
+        state = tracker.update(now, frame, scanner.scan(frame, faint=True), motion_checked=True)
         still = tracker.still_since
         waited = (now - still) * 1000 if still is not None else 0.0
         if state is None:

@@ -59,6 +59,7 @@ class AdaptSettings:
     face_factor_labels: int = 3  # enrolled faces that must show a colour (a value) for it to be learned
     #: an enrolment photo's card is cut at each way's outline of it; outlines this alike (IoU) are one
     same_outline: float = 0.95
+    same_place: float = 0.5  # ... and the scan's outline this alike (IoU) is of the same card
     #: an enrolment outline is used where the colour changes across it (Lab distance over this) at
     #: this share of its length at least; under it no edge shows (glare, a table the card's colour)
     #: and the photo is refused (the tuning families' glare photos: 0.23-0.30, true outlines ~1)

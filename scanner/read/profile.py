@@ -424,6 +424,7 @@ def enrol_folder(folder: Path, scanner: Any, deck: str = "", progress: Any = Non
             if not outlines:
                 refused.append(f"{path}: {problem}")
                 continue
+            outlines += _scanned_outlines(frame, scanner, outlines)
             cards.setdefault(label, []).extend(card_image(frame, corners) for corners in outlines)
             photos[label] = photos.get(label, 0) + 1
             aspects.append(aspect_ratio(outlines[0]))
@@ -434,6 +435,26 @@ def enrol_folder(folder: Path, scanner: Any, deck: str = "", progress: Any = Non
     profile = enrol_cards(scanner.classifier, cards, deck, aspect, progress, photos=photos)
     profile.problems = refused
     return EnrolReport(profile, used, refused, time.perf_counter() - started)
+
+
+def _scanned_outlines(frame: np.ndarray, scanner: Any, outlines: list[np.ndarray]) -> list[np.ndarray]:
+    """The scan's own outline of an enrolment photo's card where it differs from the outlines
+    found (a card's inner panel may be taken for it at enrolment and its true edge by the scan):
+    the deck is learned as the scan will cut it on the table too. Only an outline of the same
+    place (IoU ``same_place``) along which an edge shows."""
+    from scanner.find.detect import outline_contrast
+    from scanner.metrics import quad_iou
+
+    extra: list[np.ndarray] = []
+    for card in scanner.scan(frame).cards:
+        quad = np.asarray(card.corners, np.float32)
+        if (
+            quad_iou(quad, outlines[0]) >= SETTINGS.same_place
+            and all(quad_iou(quad, k) < SETTINGS.same_outline for k in outlines + extra)
+            and outline_contrast(frame, quad, SETTINGS.enrol_edge_contrast) >= SETTINGS.enrol_edge_shown
+        ):
+            extra.append(quad)
+    return extra
 
 
 def single_card(frame: np.ndarray, finder: Any = None) -> tuple[np.ndarray | None, str]:
