@@ -1,6 +1,11 @@
-"""Small builders for rule tests: a round from card names."""
+"""Small builders for tests: a round from card names; a camera showing one picture."""
 
 from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 from companion.engine import Card, DeckCard, Edition, Round, TweakKind
 from companion.engine.setup import Deal
@@ -34,3 +39,29 @@ def make_round(
     for seat, kinds in (held or {}).items():
         rnd.tweaks_held[seat].extend(TweakKind.parse(k) for k in kinds.split())
     return rnd
+
+
+@contextmanager
+def camera_showing(app: Any, image: Any) -> Iterator[Any]:
+    """The app's camera: the real ``CameraService`` over a still source (what picamera2 would
+    give) showing ``image``, running and seen "ok" for the block, stopped after it."""
+    from companion.web.camera import CameraService
+    from companion.web.vision import vision_of
+
+    class Still:
+        def read(self):
+            time.sleep(0.01)
+            return image
+
+        def close(self):
+            pass
+
+    camera = CameraService("picamera", opener=lambda spec: Still(), retry=0.05).start()
+    vision_of(app).camera = camera
+    try:
+        deadline = time.monotonic() + 5
+        while camera.state != "ok" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        yield camera
+    finally:
+        camera.stop()

@@ -290,27 +290,15 @@ def test_swedish_pages_name_colours_cards_and_t_cards_and_keep_the_checkbox_by_i
 def test_the_enrolment_wizard_skips_a_card_whose_edge_does_not_show(server, page):
     """A card under glare on the camera: the wizard outlines it, says why to read it again, and
     leaves it out unless the referee names it."""
-    import time
-
-    from companion.web.camera import CameraService
-    from companion.web.vision import vision_of
     from scanner.labels import LABELS
     from scanner.synth.families import deck
     from scanner.train.enrol_eval import card_photo_and_corners
 
+    from .helpers import camera_showing
+
     app, url = server
     image, _ = card_photo_and_corners("green-3", deck("pips", 1), 7_000_100 + LABELS.index("green-3"))
-
-    class Still:
-        def read(self):
-            time.sleep(0.01)
-            return image
-
-        def close(self):
-            pass
-
-    vision_of(app).camera = CameraService("picamera", opener=lambda spec: Still(), retry=0.05).start()
-    try:
+    with camera_showing(app, image):
         page.goto(url + "/")
         page.get_by_test_id("pin").fill(PIN)
         page.get_by_test_id("login").tap()
@@ -319,5 +307,3 @@ def test_the_enrolment_wizard_skips_a_card_whose_edge_does_not_show(server, page
         page.get_by_test_id("enrol-read").tap()
         expect(page.get_by_test_id("enrol-warning-0")).to_contain_text("edge hardly shows", timeout=30_000)
         expect(page.get_by_test_id("enrol-label-0")).to_have_value("(skip)")
-    finally:
-        vision_of(app).camera.stop()

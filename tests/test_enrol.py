@@ -369,27 +369,12 @@ def test_scan_with_a_profile(deck, tmp_path, capsys) -> None:
 
 def test_enrolment_wizard_on_the_dashboard(referee, app) -> None:
     """Cards under the camera, labels proposed, the referee corrects one, the profile is saved."""
-    import time
-
-    from companion.web.camera import CameraService
     from scanner.piles import render_pile
+    from tests.helpers import camera_showing
 
     image, truth = render_pile(11, n=2)
-
-    class Still:
-        def read(self):
-            time.sleep(0.01)
-            return image
-
-        def close(self):
-            pass
-
-    vision_of(app).camera = CameraService("picamera", opener=lambda spec: Still(), retry=0.05).start()
-    try:
+    with camera_showing(app, image):
         client = referee.client
-        deadline = time.monotonic() + 5
-        while client.get("/api/camera").get_json()["state"] != "ok" and time.monotonic() < deadline:
-            time.sleep(0.02)
         assert client.get("/enrol").status_code == 200
         read = referee.post("/api/enrol/capture")
         assert read.status_code == 200, read.get_json()
@@ -411,41 +396,21 @@ def test_enrolment_wizard_on_the_dashboard(referee, app) -> None:
         # the scanner uses it from now on
         assert client.get("/api/camera.jpg").status_code == 200
         assert vision_of(app).scanner_loaded.profile is not None
-    finally:
-        vision_of(app).camera.stop()
 
 
 def test_the_wizard_flags_a_card_whose_edge_does_not_show(referee, app) -> None:
     """The pips deck's green-3 under a lamp, on the camera: the scan finds a card there, but its
     outline shows hardly any edge (white card, white glare), so the wizard flags it to be read
     again and the page skips it by default (as ``tweak enrol`` refuses such a photo)."""
-    import time
-
-    from companion.web.camera import CameraService
     from scanner.labels import LABELS as ALL_LABELS
     from scanner.train.enrol_eval import card_photo_and_corners
+    from tests.helpers import camera_showing
 
     image, _ = card_photo_and_corners("green-3", family_deck("pips", 1), 7_000_100 + ALL_LABELS.index("green-3"))
-
-    class Still:
-        def read(self):
-            time.sleep(0.01)
-            return image
-
-        def close(self):
-            pass
-
-    vision_of(app).camera = CameraService("picamera", opener=lambda spec: Still(), retry=0.05).start()
-    try:
-        client = referee.client
-        deadline = time.monotonic() + 5
-        while client.get("/api/camera").get_json()["state"] != "ok" and time.monotonic() < deadline:
-            time.sleep(0.02)
+    with camera_showing(app, image):
         cards = referee.post("/api/enrol/capture").get_json()["cards"]
         assert len(cards) == 1 and cards[0]["edge_shown"] < 0.4
         assert "edge hardly shows" in cards[0]["warning"] and "again" in cards[0]["warning"]
-    finally:
-        vision_of(app).camera.stop()
 
 
 def test_enrolment_needs_the_referee_and_a_picture(app, referee) -> None:
