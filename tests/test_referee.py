@@ -20,7 +20,7 @@ from companion.referee.camera_round import CameraRound
 from companion.referee.evaluate import same_turn
 from companion.referee.infer import Event, Reading, Referee
 from companion.referee.observed import ObservedRound, ObservedTurn
-from companion.referee.view import SeenCard, TableView
+from companion.referee.view import SeenCard, SeenTweak, TableView
 from companion.referee.virtual import perfect_views, play_round
 
 NAMES = ["Ana", "Ben", "Cai", "Dee", "Eva", "Fil"]
@@ -911,3 +911,32 @@ def test_a_refused_turn_leaves_the_guessed_hands_as_the_engine_holds_them() -> N
     assert guess_matches_engine()
     seen.push(ObservedTurn(tweak, table_reveals=(in_anas_hand,)))
     assert guess_matches_engine() and in_anas_hand in seen.round.table
+
+
+def test_a_discard_while_a_t_card_nobody_was_seen_to_win_lies_face_up_is_asked() -> None:
+    """Ben lays orange-4 and a Thief shows face up in front of him, which nobody was seen to win:
+    only a TWEAK wins a T! card (R4.2), so a sum was missed. When Ana's card settles Ben's turn
+    as a discard, that discard is asked, never published as sure (it was: wallpaper deck, seed 2097)."""
+    red2, green3, orange4, yellow1 = _cards("red-2", "green-3", "orange-4", "yellow-1")
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_view(0, [red2, green3]))
+    referee.see(_view(1, [red2, green3, orange4]))
+    won = SeenTweak(TweakKind.THIEF, (300.0, 200.0), 1)
+
+    def with_thief(view: TableView) -> TableView:
+        view.tweaks = [won]
+        view.held = [Counter(), Counter({TweakKind.THIEF: 1})]
+        return view
+
+    referee.see(with_thief(_view(2, [red2, green3, orange4])))
+    events = referee.see(with_thief(_view(3, [red2, green3, orange4, yellow1])))
+    question = next(e for e in events if e.kind == "question")
+    assert question.data["player"] == "Ben"
+    assert question.data["reason"] == "a T! card was won, which a discard does not win (R4.2)"
+    assert all(e.data["asked"] for e in events if e.kind == "move")
+    # without the Thief the same moves are a sure discard
+    plain = Referee(["Ana", "Ben"], 0)
+    for t, cards in enumerate(([red2, green3], [red2, green3, orange4], [red2, green3, orange4])):
+        plain.see(_view(t, cards))
+    events = plain.see(_view(3, [red2, green3, orange4, yellow1]))
+    assert [e.kind for e in events if e.kind == "question"] == []

@@ -567,6 +567,10 @@ class Referee:
         mine = [t for t in free if t.seat == p]
         return mine[0].kind if len(mine) == 1 else None
 
+    def _won_unseen(self) -> bool:
+        """A face-up T! card in view that nobody was seen to win (``_gained``'s)."""
+        return self._view is not None and self._gained(self._view) is not None
+
     def _late_readings(self, readings: list[Reading]) -> list[Reading]:
         """A sum that took a refill card the camera never saw: that card's face is a guess, so try
         every card it could have been (the engine keeps those that fit); the referee is asked."""
@@ -702,6 +706,9 @@ class Referee:
                 (unexplained, "cards picked up that no sum explains"),
                 (twins, "a refill card looks like one taken"),
                 (hand_unseen, "the card played was not seen"),
+                # a T! card nobody was seen to win lies face up: a TWEAK won it, and a discard
+                # wins none (R4.2), so the sum that won it was missed
+                (what == "discard" and self._won_unseen(), "a T! card was won, which a discard does not win (R4.2)"),
                 # a player holding a T! card the camera cannot read (an art it does not know, a
                 # card won unseen) may have used it unseen (R4.5)
                 (self._holds_unread_tweak(seen.round.to_move), "holds a T! card the camera cannot read"),

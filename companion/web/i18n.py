@@ -198,6 +198,12 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "een wijziging met de hand is geweigerd: een eerdere zet is misschien fout",
         "en ändring för hand avvisades: ett tidigare drag kan vara fel",
     ),
+    "a T! card was won, which a discard does not win (R4.2)": (
+        "se ganó una carta T!, y un descarte no gana ninguna (R4.2)",
+        "une carte T! a été gagnée, ce qu'une défausse ne fait pas (R4.2)",
+        "er is een T!-kaart gewonnen, en een afleg wint er geen (R4.2)",
+        "ett T!-kort vanns, och en avläggning vinner inget (R4.2)",
+    ),
     "a card in the centre could not be read": (
         "no se pudo leer una carta del centro",
         "une carte du centre n'a pas pu être lue",
