@@ -47,8 +47,8 @@ def enrol_capture():
     """Read the cards under the camera (one, or a whole colour spread out) and propose labels; a
     card whose outline shows no edge (glare, a table the card's colour) is flagged to be skipped,
     as ``tweak enrol`` refuses such a photo: learned from a wrong outline, its card reads as another."""
-    from scanner.find.detect import outline_contrast
     from scanner.read.adapt import SETTINGS, card_image
+    from scanner.read.profile import edge_shown
 
     camera = vision_of().camera
     frame = camera.latest() if camera is not None else None
@@ -65,7 +65,7 @@ def enrol_capture():
     if not result.cards:
         return jsonify({"error": "no_card", "message": "no card seen: lay the cards face up, apart"}), 422
     vision_of().enrolment["last"] = vision_of().run(lambda: [card_image(frame, c.corners) for c in result.cards])
-    shown = [outline_contrast(frame, c.corners, SETTINGS.enrol_edge_contrast) for c in result.cards]
+    shown = [edge_shown(frame, c.corners) for c in result.cards]
     return jsonify(
         {
             "cards": [

@@ -442,7 +442,6 @@ def _scanned_outlines(frame: np.ndarray, scanner: Any, outlines: list[np.ndarray
     found (a card's inner panel may be taken for it at enrolment and its true edge by the scan):
     the deck is learned as the scan will cut it on the table too. Only an outline of the same
     place (IoU ``same_place``) along which an edge shows."""
-    from scanner.find.detect import outline_contrast
     from scanner.metrics import quad_iou
 
     extra: list[np.ndarray] = []
@@ -451,10 +450,22 @@ def _scanned_outlines(frame: np.ndarray, scanner: Any, outlines: list[np.ndarray
         if (
             quad_iou(quad, outlines[0]) >= SETTINGS.same_place
             and all(quad_iou(quad, k) < SETTINGS.same_outline for k in outlines + extra)
-            and outline_contrast(frame, quad, SETTINGS.enrol_edge_contrast) >= SETTINGS.enrol_edge_shown
+            and edge_shows(frame, quad)
         ):
             extra.append(quad)
     return extra
+
+
+def edge_shown(frame: np.ndarray, quad: np.ndarray) -> float:
+    """The share of an enrolment outline along which the card's edge shows (``detect.outline_contrast``)."""
+    from scanner.find.detect import outline_contrast
+
+    return outline_contrast(frame, quad, SETTINGS.enrol_edge_contrast)
+
+
+def edge_shows(frame: np.ndarray, quad: np.ndarray) -> bool:
+    """Whether an outline may be learned from: the edge shows along enough of it (not glare)."""
+    return edge_shown(frame, quad) >= SETTINGS.enrol_edge_shown
 
 
 def single_card(frame: np.ndarray, finder: Any = None) -> tuple[np.ndarray | None, str]:
@@ -474,7 +485,7 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
     the card's outlines, the chosen one first and then the other ways' outlines of the same place
     (each way errs its own way, as it will on the table), or ([], what was seen)."""
     from scanner.find.detect import SETTINGS as OUTLINES
-    from scanner.find.detect import detect_cards, dominant_outline, map_support, outline_contrast
+    from scanner.find.detect import detect_cards, dominant_outline, map_support
     from scanner.metrics import quad_iou
 
     found: list[tuple[int, np.ndarray]] = [(0, d.corners) for d in detect_cards(frame, consistent=False)]
@@ -533,7 +544,7 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
             kept.append(quad)
     # an outline along which no edge shows was drawn across glare or a table the card's colour: it
     # is not where the card is, and a deck learned from it reads that card as another, surely
-    shown = [q for q in kept if outline_contrast(frame, q, SETTINGS.enrol_edge_contrast) >= SETTINGS.enrol_edge_shown]
+    shown = [q for q in kept if edge_shows(frame, q)]
     if not shown:
         return [], (
             "the card's edge hardly shows against the table (glare, or a table the card's colour): "
