@@ -448,6 +448,28 @@ def test_a_discard_inferred_only_because_no_sum_explains_the_cards_picked_up_is_
     assert all(e.data["asked"] for e in events if e.kind == "move")
 
 
+def test_a_discard_settled_late_takes_the_target_its_player_drew_not_the_next_players() -> None:
+    """Ben discards green-3 and draws (10 -> 7); Cai's card is never read, and his sum 2 + 1 + 4
+    = 7 takes orange-1 and red-4 before the camera knows it, and he draws (7 -> 9); when Ana lays
+    her card, Ben's discard is settled (asked). It took the target Ben drew, 7, not the 9 showing
+    now: with 9 the round refused Cai's sum when the referee tapped it in, and the camera stopped
+    helping for the rest of the round (photo deck, seed 2096)."""
+    orange1, red4, green3, purple1, yellow2 = _cards("orange-1", "red-4", "green-3", "purple-1", "yellow-2")
+    referee = Referee(["Ana", "Ben", "Cai"], 0)
+    referee.see(_view(0, [orange1, red4], target=10))
+    referee.see(_view(1, [orange1, red4, green3], target=10))  # Ben discards
+    for t in (2, 3):
+        referee.see(_view(t, [orange1, red4, green3], target=7))  # ... and draws
+    for t in (4, 5):
+        referee.see(_view(t, [green3], target=9))  # Cai's sum, his card never read; he draws
+    events = referee.see(_view(6, [green3, purple1], target=9))  # Ana lays purple-1
+    moves = [e.data for e in events if e.kind == "move"]
+    assert [(m["discard"], m["target"], m["asked"]) for m in moves] == [("green-3", 7, True)]
+    seen = referee.seen
+    seen.push(ObservedTurn(Turn(2, Sum(yellow2, (orange1, red4)))))  # the referee taps Cai's sum in
+    assert seen.round.table == [green3]
+
+
 def test_a_move_settled_in_the_view_of_a_question_is_asked_too() -> None:
     """A question's answer is not known when the same view settles the next move: that move rests
     on it, so it is a question as well."""

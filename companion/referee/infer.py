@@ -70,6 +70,7 @@ class _Pending:
     steady_target: int | None = None
     new_target: tuple[int, int] | None = None  # a different target, and in how many views in a row
     draws: int = 0
+    drawn_targets: list[int] = field(default_factory=list)  # the target after each draw counted this turn
     unread: bool = False  # a card the camera could not read as a face lies in the centre (not there at the deal)
 
     @property
@@ -303,7 +304,7 @@ class Referee:
                 pending.arrivals = pending.arrivals[: expected + 1]
                 # (cards were picked up that no sum of this turn explains: the discard is a
                 # guess about what happened, so it is asked, never published as sure)
-                if self._commit_discard(events, pending.last_target, unexplained=True, drawn=True):
+                if self._commit_discard(events, self._discarders_target(), unexplained=True, drawn=True):
                     self._see(view, events, depth + 1)
                     return
                 pending.arrivals, pending.refusal = saved
@@ -364,9 +365,18 @@ class Referee:
         if count < 2:  # (one view may misread the deck's back)
             return
         pending.draws += 1
+        pending.drawn_targets.append(view.target)
         pending.steady_target, pending.new_target = view.target, None
         if pending.draws > (0 if self._drawn_after_last else 1) + (1 if pending.arrivals else 0):
             self._unsynced = True
+
+    def _discarders_target(self) -> int | None:
+        """The target after the discarder's draw (R4.6), for a discard settled late: the deck's
+        back may since have changed again with the next player's draw (the move that showed the
+        discard was one), so the last target seen is not the discard's."""
+        pending = self.pending
+        at = 0 if self._drawn_after_last else 1  # (the last mover's own draw comes first)
+        return pending.drawn_targets[at] if len(pending.drawn_targets) > at else pending.last_target
 
     def _owner(self, tweak, view: TableView) -> int | None:
         near = [(abs(x - tweak.position[0]) + abs(y - tweak.position[1]), seat) for (x, y), seat in self.owners]
