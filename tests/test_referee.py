@@ -470,6 +470,31 @@ def test_a_discard_settled_late_takes_the_target_its_player_drew_not_the_next_pl
     assert seen.round.table == [green3]
 
 
+def test_a_card_laid_after_a_change_by_hand_and_picked_up_unseen_makes_the_moves_asked() -> None:
+    """The referee settles Ben's discard by hand while Cai's yellow-5 already lies; yellow-5 is
+    then picked up unseen (Ana's sum, her card never read) and the deck's target moves on. Two
+    turns went by that the camera did not follow: the next card laid (Ben's) is not Cai's discard
+    as if sure, it is asked (photo deck, seed 2085: three moves published wrong, each one off)."""
+    red2, green3, orange4, yellow5, yellow1, red5 = _cards(
+        "red-2", "green-3", "orange-4", "yellow-5", "yellow-1", "red-5"
+    )
+
+    def orange4_first(question: Event) -> int:
+        return next((i for i, r in enumerate(question.readings) if r.observed.turn.play == Discard(orange4)), 0)
+
+    referee = Referee(["Ana", "Ben", "Cai"], 0, answer=orange4_first)
+    referee.see(_view(0, [red2, green3], target=9))
+    referee.see(_view(1, [red2, green3, orange4, yellow5], target=6))  # Ben's discard and Cai's, together
+    referee.resync(referee.seen)  # the referee answered on the dashboard: a change by hand
+    for t in (2, 3):
+        referee.see(_view(t, [red2, green3, orange4], target=8))  # yellow-5 taken unseen; a draw
+    events = referee.see(_view(4, [red2, green3, orange4, yellow1], target=8))
+    events += referee.see(_view(5, [red2, green3, orange4, yellow1, red5], target=8))
+    moves = [e.data for e in events if e.kind == "move"]
+    assert moves and all(m["asked"] for m in moves)
+    assert any(e.kind == "question" and e.data["reason"] == "a turn may have gone by unseen" for e in events)
+
+
 def test_a_move_settled_in_the_view_of_a_question_is_asked_too() -> None:
     """A question's answer is not known when the same view settles the next move: that move rests
     on it, so it is a question as well."""

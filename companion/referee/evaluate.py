@@ -54,6 +54,7 @@ class RoundReport:
     wrong_silent: int = 0  # wrong and not asked: must be 0
     refused: int = 0
     table_fixed: int = 0  # table cards the referee corrected (a refill card misread) before tapping
+    target_fixed: int = 0  # targets the referee set from the deck's back (a draw the camera missed) before tapping
     tapped: int = 0  # refused moves, or asked ones with no right reading, the referee tapped in (asked)
     missing: int = 0
     scores_exact: bool = False
@@ -104,7 +105,11 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
             # the dashboard shows the refusal; the referee taps the move that was made, first
             # correcting the table cards shown wrong (a refill card misread) if it does not fit
             seen = referee.seen
-            if _tap(seen, truth[k]) or (_fix_table(seen, _table_at(virtual, k), report) and _tap(seen, truth[k])):
+            if (
+                _tap(seen, truth[k])
+                or (_fix_table(seen, _table_at(virtual, k), report) and _tap(seen, truth[k]))
+                or (_fix_target(seen, _round_at(virtual, k).target, report) and _tap(seen, truth[k]))
+            ):
                 referee.resync(seen)
                 report.tapped += 1
                 asked_at.add(k)
@@ -134,7 +139,7 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
                 # none of the readings offered was the move: the referee taps the right one instead
                 # (and takes back what was read after it)
                 fixed = replace(event.readings[0].observed, turn=truth[k])
-                if _tap_instead(referee.seen, index, fixed, _table_at(virtual, index), report):
+                if _tap_instead(referee.seen, index, fixed, _round_at(virtual, index), report):
                     referee.resync(referee.seen)
                     report.tapped += 1
                     got = truth[k]
@@ -162,10 +167,11 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
     return report
 
 
-def _tap_instead(seen: Any, index: int, fixed: ObservedTurn, table: Counter, report: RoundReport) -> bool:
+def _tap_instead(seen: Any, index: int, fixed: ObservedTurn, truth: Round, report: RoundReport) -> bool:
     """The referee taps the move made (``fixed``) in place of move ``index`` and those after it:
-    as read, or plain, or after correcting the table cards shown wrong (as after a refusal). False,
-    with the round unchanged, when none of these fits."""
+    as read, or plain, or after correcting the table cards shown wrong or the target (as after a
+    refusal; ``truth``: the true round before the move). False, with the round unchanged, when
+    none of these fits."""
     before = list(seen.turns)
     for observed in (fixed, ObservedTurn(fixed.turn)):
         try:
@@ -173,11 +179,14 @@ def _tap_instead(seen: Any, index: int, fixed: ObservedTurn, table: Counter, rep
             return True
         except RuleError:
             seen.rebuild(before)
-    deal = seen.initial_table
+    deal, targets = seen.initial_table, dict(seen.targets)
     seen.rebuild(before[:index])
-    if _fix_table(seen, table, report) and _tap(seen, fixed.turn):
+    if _fix_table(seen, Counter(truth.table), report) and _tap(seen, fixed.turn):
         return True
-    seen.initial_table = deal  # (a correction of a dealt card changes the deal the turns replay on)
+    if _fix_target(seen, truth.target, report) and _tap(seen, fixed.turn):
+        return True
+    # (a correction of a dealt card changes the deal the turns replay on; a target set, the targets)
+    seen.initial_table, seen.targets = deal, targets
     seen.rebuild(before)
     return False
 
@@ -192,12 +201,17 @@ def _tap(seen: Any, turn: Turn) -> bool:
 
 
 def _table_at(virtual: Any, turns: int) -> Counter:
-    """The true table after ``turns`` turns (the virtual round's deal, replayed)."""
+    """The true table after ``turns`` turns."""
+    return Counter(_round_at(virtual, turns).table)
+
+
+def _round_at(virtual: Any, turns: int) -> Round:
+    """The true round after ``turns`` turns (the virtual round's deal, replayed)."""
     rnd = Round(virtual.players, virtual.dealer, deal(len(virtual.players), virtual.colours, virtual.edition,
                 random.Random(virtual.seed)), virtual.edition)  # fmt: skip
     for turn in virtual.truth.history[:turns]:
         rnd.push(turn)
-    return Counter(rnd.table)
+    return rnd
 
 
 def _fix_table(seen: Any, truth: Counter, report: RoundReport) -> bool:
@@ -212,6 +226,19 @@ def _fix_table(seen: Any, truth: Counter, report: RoundReport) -> bool:
         except RuleError:
             return False
         report.table_fixed += 1
+    return True
+
+
+def _fix_target(seen: Any, target: int, report: RoundReport) -> bool:
+    """The referee sets the target the deck's back shows (CameraRound.set_target, R3.1) where the
+    round as seen has another (a draw the camera missed between two quick moves)."""
+    if seen.round.deck_left == 0 or seen.round.target == target:
+        return False
+    try:
+        seen.observe_target(target)
+    except RuleError:
+        return False
+    report.target_fixed += 1
     return True
 
 

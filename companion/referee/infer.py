@@ -109,6 +109,7 @@ class Referee:
         # the cards in view when the round was last changed by hand: one of them that the round as
         # changed does not hold is unexplained, not a card laid since (a move using it is asked)
         self._in_view_at_resync: Counter = Counter()
+        self._target_at_resync: int | None = None  # the target in view then
         self._unsynced = False  # a turn may have gone by unseen: every move is asked until a change by hand
         # a change by hand at this move was refused by the rules: the moves before it are not the
         # table's, so every move is asked until a change by hand rewrites this move or one before
@@ -155,6 +156,7 @@ class Referee:
         self.pending = _Pending()
         self.over_reported = seen is not None and seen.round.is_over()
         self._in_view_at_resync = Counter(self._view.cards) if self._view is not None else Counter()
+        self._target_at_resync = self._view.target if self._view is not None else None
         self._unsynced = False
         self._doubtful_deal = {}
         self._drawn_after_last = False
@@ -275,6 +277,12 @@ class Referee:
         unseen_here = Counter({c: min(n, start[c]) for c, n in seen.unseen.items()}) - present
         gone = (start + pending.seen) - (present + unseen_here)  # picked up: the hand card and the cards it took
         new = present - start - pending.seen
+        # a card laid after the round was changed by hand (in view then, not on the round's table)
+        # picked up unseen while the deck's target moved on: a turn went by unseen, and whose
+        # turn it is is in doubt (the next card laid was taken for the wrong player's discard)
+        vanished = (self._in_view_at_resync - present) - start - pending.seen
+        if vanished and None not in (view.target, self._target_at_resync) and view.target != self._target_at_resync:
+            self._unsynced = True
         self._in_view_at_resync &= present
         for card in new & self._in_view_at_resync:
             pending.low.setdefault(card, ())
