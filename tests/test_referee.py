@@ -72,6 +72,39 @@ def test_observed_round_follows_a_round_seen_only_from_the_table(seed: int, unco
     assert result["valid"], result
 
 
+def test_a_table_card_a_shifter_turned_up_unseen_is_corrected_like_a_refill_card() -> None:
+    """A Shifter discard tapped in names no card turned up (R6.3): the round guesses one, which
+    the camera later shows to be another. The referee corrects that table card on the dashboard
+    (it was refused as "laid by a player: correct that move instead", and the tapped move names
+    no Shifter card to correct: photo deck, seed 2099, 25 moves never followed)."""
+    for seed in range(400):
+        n = 2 + seed % 5
+        rng = random.Random(seed)
+        dealt = deal(n, default_colours(n), Edition.CLASSIC, rng)
+        truth = Round(NAMES[:n], seed % n, dealt)
+        seen = ObservedRound(NAMES[:n], seed % n, None, Edition.CLASSIC, dealt.table)
+        bot = make_policy("mixed")
+        while not truth.is_over():
+            seen.observe_target(truth.target)
+            turn = bot.choose(truth, rng)
+            draws = len(truth.draws)
+            truth.push(turn)
+            turned = tuple(truth.deck[i].card for i, p in truth.draws[draws:] if p is None)
+            if isinstance(turn.tweak, UseShifter) and isinstance(turn.play, Discard):
+                seen.push(ObservedTurn(turn))  # tapped in: the card turned up is guessed
+                guess, actual = (
+                    Counter(seen.round.table) - Counter(truth.table),
+                    Counter(truth.table) - Counter(seen.round.table),
+                )
+                if guess:
+                    seen.correct_table(next(iter(guess)), next(iter(actual)))
+                    assert Counter(seen.round.table) == Counter(truth.table)
+                    return
+                continue
+            seen.push(ObservedTurn(turn, turned))
+    pytest.fail("no Shifter discard guessed wrong in 400 rounds")
+
+
 def test_observed_round_refuses_a_wrong_sum_with_its_numbers() -> None:
     red2, green3, green6, red1 = Card(Colour.RED, 2), Card(Colour.GREEN, 3), Card(Colour.GREEN, 6), Card(Colour.RED, 1)
     seen = ObservedRound(["Ana", "Ben"], 0, None, Edition.CLASSIC, [red2, green3])

@@ -462,13 +462,16 @@ class ObservedRound:
 
     def correct_table(self, shown: Card, actual: Card) -> None:
         """The referee's correction of a table card the camera misread (or never saw) when it was
-        turned from the deck (R4.6) or dealt (R2.4): ``shown`` is really ``actual``. The turn that
+        turned from the deck (R4.6, or by a Shifter, R6.3) or dealt (R2.4): ``shown`` is really
+        ``actual``. The turn that
         turned it is corrected and everything after it recomputed; if anything no longer fits,
         the error says what and nothing changes. A card laid by a player is corrected with its move.
         """
         if shown not in self.round.table:
             raise RuleError("R3.2", f"{shown.name} is not on the table", code="not_on_table")
         before = list(self.turns)
+        if self._correct_shifted(shown, actual):
+            return
         for index in range(len(before) - 1, -1, -1):
             observed = before[index]
             from_deck = Counter(observed.table_reveals) + Counter(c for c, t in self._unseen_from if t == index)
@@ -497,6 +500,26 @@ class ObservedRound:
         except RuleError as err:
             self.rebuild(before)
             raise RuleError(err.rule, f"after the correction: {err.message}", err.code) from None
+
+    def _correct_shifted(self, shown: Card, actual: Card) -> bool:
+        """``correct_table`` of the card a Shifter turned up from the deck (R6.3), seen as ``shown``
+        or never seen (a guess): True, the round recomputed, when naming it ``actual`` puts
+        ``actual`` on the table in ``shown``'s place; else False, nothing changed."""
+        before, table = list(self.turns), Counter(self.round.table)
+        wanted = table - Counter([shown]) + Counter([actual])
+        for index in range(len(before) - 1, -1, -1):
+            observed = before[index]
+            if not isinstance(observed.turn.tweak, UseShifter) or observed.shifted not in (None, shown):
+                continue
+            try:
+                self.rebuild([*before[:index], replace(observed, shifted=actual), *before[index + 1 :]])
+            except RuleError:
+                self.rebuild(before)
+                continue
+            if Counter(self.round.table) == wanted:
+                return True
+            self.rebuild(before)
+        return False
 
     def rebuild(self, turns: Sequence[ObservedTurn] | None = None) -> None:
         """Recompute everything from the deal and ``turns`` (default: the current ones)."""
