@@ -463,9 +463,9 @@ class ObservedRound:
     def correct_table(self, shown: Card, actual: Card) -> None:
         """The referee's correction of a table card the camera misread (or never saw) when it was
         turned from the deck (R4.6, or by a Shifter, R6.3) or dealt (R2.4): ``shown`` is really
-        ``actual``. The turn that
-        turned it is corrected and everything after it recomputed; if anything no longer fits,
-        the error says what and nothing changes. A card laid by a player is corrected with its move.
+        ``actual``. The turn that turned it is corrected and everything after it recomputed; if
+        anything no longer fits, the error says what and nothing changes. A card laid by a player
+        is corrected with its move.
         """
         if shown not in self.round.table:
             raise RuleError("R3.2", f"{shown.name} is not on the table", code="not_on_table")
