@@ -103,13 +103,9 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
         k = len(referee_turns)
         if event.kind == "refused" and answer_with_truth and k < len(truth) and referee.seen is not None:  # noqa: SIM102
             # the dashboard shows the refusal; the referee taps the move that was made, first
-            # correcting the table cards shown wrong (a refill card misread) if it does not fit
+            # correcting the table cards or the target shown wrong if it does not fit
             seen = referee.seen
-            if (
-                _tap(seen, truth[k])
-                or (_fix_table(seen, _table_at(virtual, k), report) and _tap(seen, truth[k]))
-                or (_fix_target(seen, _round_at(virtual, k).target, report) and _tap(seen, truth[k]))
-            ):
+            if _tap(seen, truth[k]) or _tap_fixed(seen, truth[k], _round_at(virtual, k), report):
                 referee.resync(seen)
                 report.tapped += 1
                 asked_at.add(k)
@@ -181,9 +177,7 @@ def _tap_instead(seen: Any, index: int, fixed: ObservedTurn, truth: Round, repor
             seen.rebuild(before)
     deal, targets = seen.initial_table, dict(seen.targets)
     seen.rebuild(before[:index])
-    if _fix_table(seen, Counter(truth.table), report) and _tap(seen, fixed.turn):
-        return True
-    if _fix_target(seen, truth.target, report) and _tap(seen, fixed.turn):
+    if _tap_fixed(seen, fixed.turn, truth, report):
         return True
     # (a correction of a dealt card changes the deal the turns replay on; a target set, the targets)
     seen.initial_table, seen.targets = deal, targets
@@ -200,9 +194,13 @@ def _tap(seen: Any, turn: Turn) -> bool:
     return True
 
 
-def _table_at(virtual: Any, turns: int) -> Counter:
-    """The true table after ``turns`` turns."""
-    return Counter(_round_at(virtual, turns).table)
+def _tap_fixed(seen: Any, turn: Turn, truth: Round, report: RoundReport) -> bool:
+    """The referee taps ``turn`` in after correcting what the dashboard shows wrong before it
+    (``truth``: the true round then): the table cards (a refill card misread), else the target (a
+    draw the camera missed). False when the round as seen still cannot hold it."""
+    return (_fix_table(seen, Counter(truth.table), report) and _tap(seen, turn)) or (
+        _fix_target(seen, truth.target, report) and _tap(seen, turn)
+    )
 
 
 def _round_at(virtual: Any, turns: int) -> Round:
