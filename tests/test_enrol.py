@@ -273,6 +273,46 @@ def test_learning_a_small_deck_moves_its_readings_to_the_deck() -> None:
     assert learned >= 0.85 and learned >= zero_shot + 0.2, (zero_shot, learned)
 
 
+def test_a_real_printed_deck_is_learned_from_one_photo_a_label() -> None:
+    """Real phone photos of real Rummikub tiles (cream tiles, coloured numerals, real light; not
+    ours: ``../shared/realdata``): one tile a label, from one set of photos, teaches the reader six
+    labels; it then reads those labels' tiles in every other photo far better than the shipped
+    network (``benchmarks/realtiles.py`` measures all 18 TWEAK labels the tiles show)."""
+    from scanner.geometry.crops import card_crop, order_portrait
+    from scanner.read.adapt import card_image
+    from scanner.read.profile import enrol_cards
+    from scanner.train.enrol_eval import accuracy
+    from tests.shared_data import shared_folder
+
+    folder = shared_folder("realdata", "realcards", "rummikub_tiles")
+    photos = json.loads((folder / "labels_ours.json").read_text())
+    labels = ["red-2", "red-5", "orange-3", "orange-6", "blue-1", "blue-4"]
+    tiles = [
+        (name, tile["label"], order_portrait(np.array(tile["corners"], np.float32)))
+        for name in sorted(photos)
+        for tile in photos[name]["tiles"]
+        if tile["label"] in labels
+    ]
+    frames: dict[str, np.ndarray] = {}
+
+    def frame(name: str) -> np.ndarray:
+        if name not in frames:
+            frames[name] = cv2.imread(str(folder / name), cv2.IMREAD_COLOR)
+        return frames[name]
+
+    enrolment = {label: next(t for t in tiles if t[1] == label and t[0].startswith("train/")) for label in labels}
+    classifier = CardClassifier()
+    profile = enrol_cards(classifier, {label: [card_image(frame(n), c)] for label, (n, _, c) in enrolment.items()})
+    taught_from = {n for n, _, _ in enrolment.values()}
+    read = [(frame(n), label, c) for n, label, c in tiles if n not in taught_from]
+    crops = [card_crop(f, c, classifier.margin) for f, _, c in read]
+    truth = [label for _, label, _ in read]
+    assert len(crops) >= 200
+    zero_shot = accuracy(classifier.classify, crops, truth)
+    learned = accuracy(lambda c: profile.classify(classifier, c), crops, truth)
+    assert learned >= 0.97 and learned >= zero_shot + 0.05, (zero_shot, learned)
+
+
 def test_a_washed_out_photo_is_read_by_what_its_colour_and_value_share(tmp_path) -> None:
     """One face photographed under glare (purple-5 faint and pale): its reader alone learns "pale
     purple 5" and reads the real card as purple-4, whose photo is the saturated purple. The faces'
@@ -305,6 +345,9 @@ def test_a_washed_out_photo_is_read_by_what_its_colour_and_value_share(tmp_path)
     profile.save(path)
     saved = load_profile(path, classifier)
     assert saved.faces is not None and saved.faces.colours == list(COLOURS) and saved.faces.values == [1, 2, 3, 4, 5, 6]
+    # the labels without photos (backs, T! cards) the shipped model takes the faces for, kept
+    assert saved.network_mistaken and set(saved.network_mistaken).isdisjoint(FACES)
+    assert saved.network_mistaken == pytest.approx(profile.network_mistaken, abs=1e-4)
     by_faces = [p.label for p in saved.classify(classifier, crops)]
     profile.faces = None
     by_label_alone = [p.label for p in profile.classify(classifier, crops)]
@@ -327,6 +370,12 @@ def test_a_washed_out_photo_is_read_by_what_its_colour_and_value_share(tmp_path)
     data["faces"]["colours"][0] = "pink"
     path.write_text(json.dumps(data))
     with pytest.raises(ProfileError, match="unknown colour or value in 'faces'"):
+        load_profile(path)
+    wrong = json.loads(path.read_text())
+    wrong["faces"] = None
+    wrong["network_mistaken"] = {"back-7": 1.5}
+    path.write_text(json.dumps(wrong))
+    with pytest.raises(ProfileError, match="'network_mistaken': 'back-7': 1.5"):
         load_profile(path)
 
 

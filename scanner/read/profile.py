@@ -83,6 +83,9 @@ class DeckProfile:
     created: str = ""
     problems: list[str] = field(default_factory=list)  # photos refused at enrolment, by name
     faces: FaceFactors | None = None  # the faces' colour and value readers (None: whole labels only)
+    #: label without photos -> the largest share of one enrolled label's training crops the shipped
+    #: model reads as it: the model cannot tell that label from the deck's, so its word for it counts less
+    network_mistaken: dict[str, float] = field(default_factory=dict)
 
     @property
     def doubt_below(self) -> float:
@@ -129,10 +132,12 @@ class DeckProfile:
             if not name.endswith(TURNED):
                 up[:, column[label]] += q[:, k]
         # labels without photos: the model's probability of them counts as far as the model reads
-        # this deck's enrolled cards right (``network_reliability``, measured at enrolment)
+        # this deck's enrolled cards right (``network_reliability``, measured at enrolment), and as
+        # far as it does not take an enrolled card for that label (``network_mistaken``)
         enrolled = np.zeros(len(labels), bool)
         enrolled[[column[c.removesuffix(TURNED)] for c in self.classes]] = True
-        others = self.network_reliability * np.where(enrolled, 0.0, probs)
+        believed = np.array([1.0 - self.network_mistaken.get(label, 0.0) for label in labels], np.float32)
+        others = self.network_reliability * np.where(enrolled, 0.0, probs * believed)
         mixed = own * (1 - others.sum(axis=1, keepdims=True)) + others
         # a crop near one of the deck's learned classes is the reader's; one unlike all of them
         # (something never seen) is left more and more to the model
@@ -184,6 +189,7 @@ class DeckProfile:
             "created": self.created,
             "aspect": None if self.aspect is None else round(self.aspect, 4),
             "network_reliability": round(self.network_reliability, 4),
+            "network_mistaken": {label: round(share, 4) for label, share in self.network_mistaken.items()},
             "photos": {label: self.photos[label] for label in self.enrolled},
             "missing": self.missing,
             "problems": self.problems,
@@ -245,6 +251,17 @@ def _faces_from_json(data: dict[str, Any], path: Path, features: int) -> FaceFac
     return FaceFactors(colours, colour, values, value)
 
 
+def _mistaken_from_json(data: Any, path: Path) -> dict[str, float]:
+    if not isinstance(data, dict):
+        raise ProfileError(f"{path}: 'network_mistaken' must map labels to shares")
+    out = {}
+    for label, share in data.items():
+        if label not in LABELS or not 0.0 <= float(share) <= 1.0:
+            raise ProfileError(f"{path}: 'network_mistaken': {label!r}: {share!r} (a card label and a share 0-1)")
+        out[label] = float(share)
+    return out
+
+
 def _pack(a: np.ndarray) -> str:
     return base64.b64encode(np.ascontiguousarray(a, "<f4").tobytes()).decode("ascii")
 
@@ -296,6 +313,7 @@ def load_profile(path: Path, classifier: Any = None) -> DeckProfile:
             str(data.get("created", "")),
             list(data.get("problems", [])),
             faces,
+            _mistaken_from_json(data.get("network_mistaken", {}), path),
         )
     except (KeyError, TypeError, ValueError) as err:
         raise ProfileError(f"{path}: a required field is missing or malformed ({err})") from None
@@ -364,13 +382,22 @@ def enrol_cards(
     )
     features, read_right = [], []
     column = {label: i for i, label in enumerate(classifier.labels)}
+    said = np.zeros((len(enrolled), len(classifier.labels)))  # enrolled label x the model's reading
     for start in range(0, len(images), 256):
         batch, wanted = images[start : start + 256], targets[start : start + 256]
         probs, _, emb = classifier.run(batch)
         features.append(crop_features(batch, emb, np.log(np.maximum(probs, 1e-12))))
         cards = wanted < len(classes) - 1
         truth = np.array([column[enrolled[t // 2]] for t in wanted[cards]], int)
-        read_right += list(probs[cards].argmax(axis=1) == truth)
+        read = probs[cards].argmax(axis=1)
+        read_right += list(read == truth)
+        np.add.at(said, (wanted[cards] // 2, read), 1)
+    said /= np.maximum(said.sum(axis=1, keepdims=True), 1)
+    mistaken = {
+        label: float(said[:, i].max())
+        for i, label in enumerate(classifier.labels)
+        if label in LABELS and label not in index and said[:, i].max() > 0
+    }
     every = np.concatenate(features)
     reader = fit_reader(every, targets, len(classes), settings)
     row_labels = [None if t == len(classes) - 1 else enrolled[t // 2] for t in targets]
@@ -386,6 +413,7 @@ def enrol_cards(
         deck,
         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         faces=faces,
+        network_mistaken=mistaken,
     )
 
 
