@@ -309,8 +309,13 @@ def test_a_real_printed_deck_is_learned_from_one_photo_a_label() -> None:
     truth = [label for _, label, _ in read]
     assert len(crops) >= 200
     zero_shot = accuracy(classifier.classify, crops, truth)
-    learned = accuracy(lambda c: profile.classify(classifier, c), crops, truth)
+    reads = profile.classify(classifier, crops)
+    learned = float(np.mean([p.label == t for p, t in zip(reads, truth)]))
     assert learned >= 0.97 and learned >= zero_shot + 0.05, (zero_shot, learned)
+    # the shipped model takes these tiles' orange-6 for orange-5, a label without photos: read as
+    # orange-6, but never surely (an orange-5 of this deck was never shown)
+    assert profile.network_mistaken["orange-5"] >= 0.5
+    assert all(p.confidence < profile.doubt_below for p, t in zip(reads, truth) if t == "orange-6")
 
 
 def test_a_washed_out_photo_is_read_by_what_its_colour_and_value_share(tmp_path) -> None:

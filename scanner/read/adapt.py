@@ -52,6 +52,10 @@ class AdaptSettings:
     #: a profile's reading less sure than this is doubted (the referee asks): the bar above which
     #: the tuning families' enrolled readings were right on their tables (benchmarks/profile_confidence.py)
     sure_confidence: float = 0.999
+    #: a label without photos that the shipped model takes one of the deck's enrolled labels for
+    #: (``DeckProfile.network_mistaken``) is believed less, but still this much: the model cannot
+    #: tell the two apart, and no photo shows the deck's look of it, so neither reading is sure
+    mistaken_floor: float = 0.1
     #: a face is read as its colour times its value, each learned from every card of the deck with
     #: that colour or that value (one washed-out photo no longer decides its card alone), times the
     #: whole-label reader's posterior to this power (tuned on the tuning families; RESULTS)

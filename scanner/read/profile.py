@@ -136,7 +136,9 @@ class DeckProfile:
         # far as it does not take an enrolled card for that label (``network_mistaken``)
         enrolled = np.zeros(len(labels), bool)
         enrolled[[column[c.removesuffix(TURNED)] for c in self.classes]] = True
-        believed = np.array([1.0 - self.network_mistaken.get(label, 0.0) for label in labels], np.float32)
+        believed = np.array(
+            [max(1.0 - self.network_mistaken.get(label, 0.0), SETTINGS.mistaken_floor) for label in labels], np.float32
+        )
         others = self.network_reliability * np.where(enrolled, 0.0, probs * believed)
         mixed = own * (1 - others.sum(axis=1, keepdims=True)) + others
         # a crop near one of the deck's learned classes is the reader's; one unlike all of them
