@@ -307,3 +307,37 @@ def test_the_enrolment_wizard_skips_a_card_whose_edge_does_not_show(server, page
         page.get_by_test_id("enrol-read").tap()
         expect(page.get_by_test_id("enrol-warning-0")).to_contain_text("edge hardly shows", timeout=30_000)
         expect(page.get_by_test_id("enrol-label-0")).to_have_value("(skip)")
+
+
+def test_the_enrolment_wizard_speaks_the_pages_language(server, page):
+    """Issue: hardening (languages): the wizard's hint, its state line, the card names in its
+    list, its "skip" and the reason to read a card again are in the page's language (Swedish);
+    the labels sent back stay DESIGN.md's."""
+    from scanner.labels import LABELS
+    from scanner.synth.families import deck
+    from scanner.train.enrol_eval import card_photo_and_corners
+
+    from .helpers import camera_showing
+
+    app, url = server
+    image, _ = card_photo_and_corners("green-3", deck("pips", 1), 7_000_100 + LABELS.index("green-3"))
+    with camera_showing(app, image):
+        page.goto(url + "/")
+        with page.expect_navigation():
+            page.select_option("select[name=lang]", "sv")
+        page.get_by_test_id("pin").fill(PIN)
+        with page.expect_navigation():
+            page.get_by_test_id("login").tap()
+        page.goto(url + "/enrol")
+        expect(page.get_by_test_id("enrol-hint")).to_contain_text("Lägg ett kort med framsidan upp")
+        expect(page.get_by_test_id("enrol-state")).to_contain_text("Bekräftade, inte sparade än: inga")
+        page.get_by_test_id("enrol-read").tap()
+        expect(page.get_by_test_id("enrol-warning-0")).to_contain_text("kanten syns knappt", timeout=30_000)
+        label = page.get_by_test_id("enrol-label-0")
+        expect(label).to_have_value("(skip)")
+        assert label.locator("option:checked").inner_text() == "(hoppa över)"
+        assert "grön-3" in label.locator("option").all_inner_texts()
+        label.select_option("green-3")  # named by the referee: sent as the label, shown in Swedish
+        page.get_by_test_id("enrol-confirm").tap()
+        expect(page.get_by_test_id("enrol-result")).to_have_text("Bekräftat")
+        expect(page.get_by_test_id("enrol-state")).to_contain_text("grön-3 x1")

@@ -56,6 +56,91 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "Kaartprofiel bewaren",
         "Spara kortlekens profil",
     ),
+    # the deck enrolment wizard (``enrol.html``, ``enrolment.py``)
+    "Lay one card face up under the camera (or a whole colour, spread out, not touching), read them, "
+    "check each outline on the picture, correct any wrong name with the list, confirm. One read of each "
+    "card is enough; saving learns your deck (about a minute); cards you skip keep the shipped "
+    "recognition. Or, from photos:": (
+        "Pon una carta boca arriba bajo la cámara (o todo un color, extendido, sin que se toquen), léelas, "
+        "revisa cada contorno en la imagen, corrige con la lista cualquier nombre equivocado y confirma. "
+        "Basta con leer cada carta una vez; al guardar se aprende tu baraja (alrededor de un minuto); las "
+        "cartas que omitas conservan el reconocimiento de serie. O, desde fotos:",
+        "Posez une carte face visible sous la caméra (ou toute une couleur, étalée, sans qu'elles se "
+        "touchent), lisez-les, vérifiez chaque contour sur l'image, corrigez tout nom erroné avec la liste, "
+        "confirmez. Une lecture par carte suffit ; l'enregistrement apprend votre jeu (environ une "
+        "minute) ; les cartes ignorées gardent la reconnaissance d'origine. Ou, à partir de photos :",
+        "Leg een kaart open onder de camera (of een hele kleur, uitgespreid, zonder dat ze elkaar raken), "
+        "lees ze, controleer elke omtrek op de foto, verbeter een verkeerde naam met de lijst en bevestig. "
+        "Elke kaart één keer lezen is genoeg; bewaren leert je kaarten kennen (ongeveer een minuut); "
+        "overgeslagen kaarten houden de meegeleverde herkenning. Of, vanaf foto's:",
+        "Lägg ett kort med framsidan upp under kameran (eller en hel färg, utspridd, utan att korten rör "
+        "varandra), läs dem, kontrollera varje kontur på bilden, rätta ett felaktigt namn med listan och "
+        "bekräfta. Det räcker att läsa varje kort en gång; att spara lär kameran din kortlek (ungefär en "
+        "minut); kort du hoppar över behåller den medföljande igenkänningen. Eller, från foton:",
+    ),
+    "The cards the camera read, outlined": (
+        "Las cartas que leyó la cámara, con su contorno",
+        "Les cartes lues par la caméra, avec leur contour",
+        "De kaarten die de camera las, omlijnd",
+        "Korten som kameran läste, med sina konturer",
+    ),
+    "(skip)": ("(omitir)", "(ignorer)", "(overslaan)", "(hoppa över)"),
+    "none": ("ninguna", "aucune", "geen", "inga"),
+    "Confirmed, not saved yet:": (
+        "Confirmadas, aún sin guardar:",
+        "Confirmées, pas encore enregistrées :",
+        "Bevestigd, nog niet bewaard:",
+        "Bekräftade, inte sparade än:",
+    ),
+    "labels in the saved profile": (
+        "cartas en el perfil guardado",
+        "cartes dans le profil enregistré",
+        "kaarten in het bewaarde profiel",
+        "kort i den sparade profilen",
+    ),
+    "Confirmed": ("Confirmado", "Confirmé", "Bevestigd", "Bekräftat"),
+    "Saved: {saved} labels from your deck, {missing} from the shipped model": (
+        "Guardado: {saved} cartas de tu baraja, {missing} del modelo de serie",
+        "Enregistré : {saved} cartes de votre jeu, {missing} du modèle d'origine",
+        "Bewaard: {saved} kaarten van je eigen set, {missing} van het meegeleverde model",
+        "Sparat: {saved} kort från din kortlek, {missing} från den medföljande modellen",
+    ),
+    "error": ("error", "erreur", "fout", "fel"),
+    "its edge hardly shows against the table (glare, or a table the card's colour): "
+    "skip it and read it again out of direct light, on a darker surface": (
+        "su borde apenas se distingue de la mesa (reflejos, o una mesa del color de la carta): "
+        "omítela y léela de nuevo sin luz directa, sobre una superficie más oscura",
+        "son bord se distingue à peine de la table (reflet, ou une table de la couleur de la carte) : "
+        "ignorez-la et relisez-la hors de la lumière directe, sur une surface plus sombre",
+        "de rand is nauwelijks te zien tegen de tafel (schittering, of een tafel in de kleur van de kaart): "
+        "sla haar over en lees haar opnieuw buiten direct licht, op een donkerder ondergrond",
+        "kanten syns knappt mot bordet (blänk, eller ett bord i kortets färg): "
+        "hoppa över det och läs det igen utan direkt ljus, på en mörkare yta",
+    ),
+    "no card seen: lay the cards face up, apart": (
+        "no se ve ninguna carta: pon las cartas boca arriba, separadas",
+        "aucune carte vue : posez les cartes face visible, séparées",
+        "geen kaart gezien: leg de kaarten open, los van elkaar",
+        "inget kort syns: lägg korten med framsidan upp, isär",
+    ),
+    "the enrolment wizard needs a camera picture": (
+        "el asistente necesita una imagen de la cámara",
+        "l'assistant a besoin d'une image de la caméra",
+        "de wizard heeft een camerabeeld nodig",
+        "guiden behöver en bild från kameran",
+    ),
+    "the recognition models are not installed": (
+        "los modelos de reconocimiento no están instalados",
+        "les modèles de reconnaissance ne sont pas installés",
+        "de herkenningsmodellen zijn niet geïnstalleerd",
+        "igenkänningsmodellerna är inte installerade",
+    ),
+    "no confirmed card yet: read and confirm some cards first": (
+        "aún no hay cartas confirmadas: lee y confirma algunas cartas primero",
+        "aucune carte confirmée : lisez et confirmez d'abord quelques cartes",
+        "nog geen bevestigde kaart: lees en bevestig eerst een paar kaarten",
+        "inget bekräftat kort än: läs och bekräfta några kort först",
+    ),
     "Enter the moves by tapping; the camera is tried again by itself.": (
         "Anota las jugadas tocando; la cámara se reintenta sola.",
         "Saisissez les coups en touchant ; la caméra est réessayée toute seule.",
