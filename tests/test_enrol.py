@@ -467,6 +467,37 @@ def test_the_wizard_flags_a_card_whose_edge_does_not_show(referee, app) -> None:
         assert "edge hardly shows" in cards[0]["warning"] and "again" in cards[0]["warning"]
 
 
+def test_the_wizard_flags_an_outline_much_smaller_than_the_decks_cards(referee, app) -> None:
+    """The wizard reads with the table's fixed camera, so a deck's cards are one size there: once
+    three cards are confirmed, outlines of half their area (a panel printed on a card, found as the
+    card) are flagged to be skipped; cards of the usual size are not."""
+    from scanner.piles import render_pile
+    from tests.helpers import camera_showing
+
+    image, truth = render_pile(11, n=3)
+    h, w = image.shape[:2]
+    smaller = np.empty_like(image)  # the same cards, 0.7 times as long, on the same table colour
+    smaller[:] = np.median(image.reshape(-1, 3), axis=0).astype(np.uint8)
+    shrunk = cv2.resize(image, (int(w * 0.7), int(h * 0.7)), interpolation=cv2.INTER_AREA)
+    top, left = (h - shrunk.shape[0]) // 2, (w - shrunk.shape[1]) // 2
+    smaller[top : top + shrunk.shape[0], left : left + shrunk.shape[1]] = shrunk
+    with camera_showing(app, smaller):  # nothing confirmed yet: no size to compare with
+        cards = referee.post("/api/enrol/capture").get_json()["cards"]
+        assert len(cards) == 3 and all(c["warning"] is None and c["size"] == pytest.approx(1, abs=0.1) for c in cards)
+    with camera_showing(app, image):
+        cards = referee.post("/api/enrol/capture").get_json()["cards"]
+        assert len(cards) == 3 and all(c["warning"] is None for c in cards)
+        assert referee.post("/api/enrol/confirm", json={"labels": sorted(truth)}).status_code == 200
+    with camera_showing(app, smaller):
+        cards = referee.post("/api/enrol/capture").get_json()["cards"]
+        assert len(cards) == 3
+        assert all("much smaller than the deck's other cards" in c["warning"] for c in cards), cards
+        assert all(c["size"] == pytest.approx(0.49, abs=0.08) for c in cards)
+    with camera_showing(app, image):  # the usual size again
+        cards = referee.post("/api/enrol/capture").get_json()["cards"]
+        assert all(c["warning"] is None and c["size"] == pytest.approx(1, abs=0.1) for c in cards)
+
+
 def test_enrolment_needs_the_referee_and_a_picture(app, referee) -> None:
     from tests.conftest import csrf_of
 

@@ -17,7 +17,34 @@ EDGE_HIDDEN = (
     "its edge hardly shows against the table (glare, or a table the card's colour): "
     "skip it and read it again out of direct light, on a darker surface"
 )
+SMALLER = (
+    "its outline is much smaller than the deck's other cards (a panel printed on the card?): "
+    "skip it, or read it again alone on a plain surface"
+)
 bp.before_request(check_csrf)
+
+
+def _warning(edge: float, area: float, usual: float | None) -> str | None:
+    """Why a card read by the wizard is best left out, or None."""
+    from scanner.read.adapt import SETTINGS
+
+    if edge < SETTINGS.enrol_edge_shown:
+        return EDGE_HIDDEN
+    if usual is not None and area < SETTINGS.enrol_smaller * usual:
+        return SMALLER
+    return None
+
+
+def _usual_area(confirmed: list[float], read: list[float]) -> float | None:
+    """The usual card's area on the fixed camera: the confirmed cards', else those just read."""
+    import statistics
+
+    from scanner.read.adapt import SETTINGS
+
+    for areas in (confirmed, read):
+        if len(areas) >= SETTINGS.enrol_usual_from:
+            return statistics.median(areas)
+    return None
 
 
 @bp.get("/enrol")
@@ -46,8 +73,11 @@ def enrol_status():
 def enrol_capture():
     """Read the cards under the camera (one, or a whole colour spread out) and propose labels; a
     card whose outline shows no edge (glare, a table the card's colour) is flagged to be skipped,
-    as ``tweak enrol`` refuses such a photo: learned from a wrong outline, its card reads as another."""
-    from scanner.read.adapt import SETTINGS, card_image
+    as ``tweak enrol`` refuses such a photo: learned from a wrong outline, its card reads as another.
+    So is an outline much smaller than the deck's usual card (the camera is fixed): a printed panel."""
+    import cv2
+
+    from scanner.read.adapt import card_image
     from scanner.read.profile import edge_shown
 
     camera = vision_of().camera
@@ -64,8 +94,12 @@ def enrol_capture():
     result = vision_of().run(scanner.scan, frame)
     if not result.cards:
         return jsonify({"error": "no_card", "message": "no card seen: lay the cards face up, apart"}), 422
-    vision_of().enrolment["last"] = vision_of().run(lambda: [card_image(frame, c.corners) for c in result.cards])
+    state = vision_of().enrolment
+    state["last"] = vision_of().run(lambda: [card_image(frame, c.corners) for c in result.cards])
     shown = [edge_shown(frame, c.corners) for c in result.cards]
+    areas = [float(cv2.contourArea(c.corners.astype("float32"))) for c in result.cards]
+    state["last_areas"] = areas
+    usual = _usual_area(state["areas"], areas)
     return jsonify(
         {
             "cards": [
@@ -77,9 +111,10 @@ def enrol_capture():
                     # the outline found, shown on the picture before the referee accepts it
                     "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in c.corners],
                     "edge_shown": round(edge, 2),
-                    "warning": None if edge >= SETTINGS.enrol_edge_shown else EDGE_HIDDEN,
+                    "size": None if usual is None else round(area / usual, 2),  # of the usual card's area
+                    "warning": _warning(edge, area, usual),
                 }
-                for i, (c, edge) in enumerate(zip(result.cards, shown))
+                for i, (c, edge, area) in enumerate(zip(result.cards, shown, areas))
             ],
             "size": [int(frame.shape[1]), int(frame.shape[0])],
         }
@@ -100,10 +135,11 @@ def enrol_confirm():
     for i, label in enumerate(labels):
         if label is not None and label not in LABELS:
             abort(400, description=f"labels[{i}]: {label!r} is not a card label")
-    for crop, label in zip(state["last"], labels):
+    for crop, area, label in zip(state["last"], state["last_areas"], labels):
         if label is not None:  # None: leave this card out
             state["crops"].setdefault(label, []).append(crop)
-    state["last"] = []
+            state["areas"].append(area)
+    state["last"], state["last_areas"] = [], []
     return jsonify({"pending": {label: len(c) for label, c in state["crops"].items()}})
 
 
@@ -122,6 +158,6 @@ def enrol_save():
         abort(400, description="deck must be a name of at most 80 characters")
     profile = enrol_cards(scanner.classifier, state["crops"], deck=deck)
     profile.save(Path(current_app.config["PROFILE"]))
-    state["crops"] = {}
+    state["crops"], state["areas"] = {}, []
     vision_of().forget_scanner()  # the next scan uses the profile
     return jsonify({"labels": len(profile.enrolled), "missing": len(profile.missing)})

@@ -117,6 +117,17 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "kanten syns knappt mot bordet (blänk, eller ett bord i kortets färg): "
         "hoppa över det och läs det igen utan direkt ljus, på en mörkare yta",
     ),
+    "its outline is much smaller than the deck's other cards (a panel printed on the card?): "
+    "skip it, or read it again alone on a plain surface": (
+        "su contorno es mucho más pequeño que las otras cartas de la baraja (¿un recuadro impreso en la "
+        "carta?): omítela o léela de nuevo sola, sobre una superficie lisa",
+        "son contour est bien plus petit que les autres cartes du jeu (un cadre imprimé sur la carte ?) : "
+        "ignorez-la ou relisez-la seule, sur une surface unie",
+        "de omtrek is veel kleiner dan de andere kaarten van de set (een vlak dat op de kaart gedrukt is?): "
+        "sla haar over of lees haar opnieuw alleen, op een effen ondergrond",
+        "konturen är mycket mindre än kortlekens andra kort (en ruta tryckt på kortet?): "
+        "hoppa över det eller läs det igen ensamt, på en slät yta",
+    ),
     "no card seen: lay the cards face up, apart": (
         "no se ve ninguna carta: pon las cartas boca arriba, separadas",
         "aucune carte vue : posez les cartes face visible, séparées",

@@ -29,7 +29,8 @@ class Vision:
         self.camera_pictures: dict = {}  # (match, version) -> the virtual camera's JPEG
         self.pile_scores: dict = {}  # (match, player) -> the won pile counted so far
         self.pile_pictures: dict = {}  # (match, player) -> the last pile picture's JPEG
-        self.enrolment: dict = {"last": [], "crops": {}}  # cards just read; confirmed crops by label
+        # cards just read (their images and outlines' areas); confirmed crops by label, and areas
+        self.enrolment: dict = {"last": [], "last_areas": [], "crops": {}, "areas": []}
         self._scanner: Any = _UNLOADED
 
     def run(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:

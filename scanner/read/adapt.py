@@ -69,6 +69,11 @@ class AdaptSettings:
     #: and the photo is refused (the tuning families' glare photos: 0.23-0.30, true outlines ~1)
     enrol_edge_contrast: float = 10.0
     enrol_edge_shown: float = 0.4
+    #: the dashboard's wizard reads cards with the table's fixed camera, so a deck's cards are all
+    #: about one size there: an outline under this share of the usual card's area (the referee's
+    #: confirmed cards, else the others read with it) is likely a printed panel, not the card's edge
+    enrol_smaller: float = 0.7
+    enrol_usual_from: int = 3  # cards needed to know the usual size
     seed: int = 0
 
 
