@@ -1,6 +1,6 @@
 """Real photographs: outlines and the enrolled reader on real Rummikub tiles (issue: recognise any deck).
 
-    python benchmarks/realtiles.py [--data DIR] [--shots 1,3] [--draws 3] [--seed 0] [--no-outlines]
+    python benchmarks/realtiles.py [--data DIR] [--shots 1,3] [--draws 3] [--seed 0] [--no-outlines] [--no-scan]
 
 ``DIR`` (default ``../shared/realdata/realcards/rummikub_tiles``, not part of the project) holds
 230 phone photos of real tiles: cream tiles with a coloured numeral, on wood, stone, a rug, in
@@ -19,6 +19,10 @@ reader must learn from a few photos.
   doubt bar). With 28 labels unenrolled, the shipped network's opinion of them caps every
   confidence: "sure" for the tiles of the 18 labels is taken among those labels (a deck of only
   these), and the other tiles are counted both ways.
+- **Whole scan**: ``Scanner.scan`` on the 21 photos whose tiles are all TWEAK labels
+  (``scorer_in_vocab``; its image files are path stubs, so each photo is read from the path its
+  JSON names), zero-shot and enrolled from 1 tile a label of other photos: recall, precision
+  (IoU 0.5), labels right, photos exact.
 """
 
 from __future__ import annotations
@@ -153,6 +157,49 @@ def reader(
     }
 
 
+def whole_scan(folder: Path, photos: dict[str, dict], scanner, seed: int) -> None:
+    """``Scanner.scan`` on the photos whose tiles are all TWEAK labels (``scorer_in_vocab``: each
+    scene's JSON names its photo), zero-shot and with a deck enrolled from 1 tile a label of other
+    ``train`` photos."""
+    scenes = sorted((folder / "scorer_in_vocab").glob("*.json"))
+    if not scenes:
+        print(f"whole scan: no scene in {folder / 'scorer_in_vocab'}")
+        return
+    truths = [json.loads(p.read_text()) for p in scenes]
+    sources = [t["source"].split()[1].rstrip(";") for t in truths]
+    rng = random.Random(seed)
+    cards: dict[str, list[np.ndarray]] = {}
+    for label in sorted({c["label"] for e in photos.values() for c in e["tiles"] if c["label"] != "other"}):
+        choices = [
+            (name, tile)
+            for name in sorted(photos)
+            if name.startswith("train/") and name not in sources
+            for tile in photos[name]["tiles"]
+            if tile["label"] == label
+        ]
+        name, tile = rng.choice(choices)
+        frame = cv2.imread(str(folder / name), cv2.IMREAD_COLOR)
+        cards[label] = [card_image(frame, order_portrait(np.array(tile["corners"], np.float32)))]
+    profile = enrol_cards(scanner.classifier, cards, "rummikub")
+    frames = [cv2.imread(str(folder / source), cv2.IMREAD_COLOR) for source in sources]
+    for name, deck in (("zero-shot", None), ("enrolled, 1 tile a label", profile)):
+        scanner.profile = deck
+        tiles = found = right = reported = exact = 0
+        for truth, frame in zip(truths, frames):
+            wanted = truth["cards"]
+            got = scanner.scan(frame).cards
+            pairs = match([np.array(c["corners"], np.float32) for c in wanted], [np.asarray(c.corners) for c in got])
+            ok = sum(got[j].label == wanted[i]["label"] for i, j in pairs)
+            tiles, found, right, reported = tiles + len(wanted), found + len(pairs), right + ok, reported + len(got)
+            exact += len(pairs) == len(wanted) == len(got) == ok
+        print(
+            f"whole scan, {len(scenes)} photos of TWEAK-label tiles only ({tiles} tiles), {name}: recall "
+            f"{found / tiles:.3f}, precision {found / max(reported, 1):.3f}, labels {right / max(found, 1):.3f}, "
+            f"photos exact {exact}"
+        )
+    scanner.profile = None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT)
@@ -160,12 +207,15 @@ def main() -> None:
     parser.add_argument("--draws", type=int, default=3, help="enrolments drawn for each number of shots")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-outlines", action="store_true")
+    parser.add_argument("--no-scan", action="store_true", help="leave out the whole scan of scorer_in_vocab")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     photos = load(args.data)
     if not args.no_outlines:
         outlines(args.data, photos)
     scanner = load_scanner()
+    if not args.no_scan:
+        whole_scan(args.data, photos, scanner, args.seed)
     for shots in (int(s) for s in args.shots.split(",")):
         results = [reader(args.data, photos, shots, args.seed + d, scanner) for d in range(args.draws)]
 
