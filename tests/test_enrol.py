@@ -483,7 +483,8 @@ def test_the_wizard_flags_an_outline_much_smaller_than_the_decks_cards(referee, 
     smaller[top : top + shrunk.shape[0], left : left + shrunk.shape[1]] = shrunk
     with camera_showing(app, smaller):  # nothing confirmed yet: no size to compare with
         cards = referee.post("/api/enrol/capture").get_json()["cards"]
-        assert len(cards) == 3 and all(c["warning"] is None and c["size"] == pytest.approx(1, abs=0.1) for c in cards)
+        assert len(cards) == 3 and all(c["warning"] is None for c in cards)
+        assert all(c["area_share"] == pytest.approx(1, abs=0.1) for c in cards)  # (of those read with it)
     with camera_showing(app, image):
         cards = referee.post("/api/enrol/capture").get_json()["cards"]
         assert len(cards) == 3 and all(c["warning"] is None for c in cards)
@@ -492,10 +493,10 @@ def test_the_wizard_flags_an_outline_much_smaller_than_the_decks_cards(referee, 
         cards = referee.post("/api/enrol/capture").get_json()["cards"]
         assert len(cards) == 3
         assert all("much smaller than the deck's other cards" in c["warning"] for c in cards), cards
-        assert all(c["size"] == pytest.approx(0.49, abs=0.08) for c in cards)
+        assert all(c["area_share"] == pytest.approx(0.49, abs=0.08) for c in cards)
     with camera_showing(app, image):  # the usual size again
         cards = referee.post("/api/enrol/capture").get_json()["cards"]
-        assert all(c["warning"] is None and c["size"] == pytest.approx(1, abs=0.1) for c in cards)
+        assert all(c["warning"] is None and c["area_share"] == pytest.approx(1, abs=0.1) for c in cards)
 
 
 def test_enrolment_needs_the_referee_and_a_picture(app, referee) -> None:

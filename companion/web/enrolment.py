@@ -111,7 +111,7 @@ def enrol_capture():
                     # the outline found, shown on the picture before the referee accepts it
                     "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in c.corners],
                     "edge_shown": round(edge, 2),
-                    "size": None if usual is None else round(area / usual, 2),  # of the usual card's area
+                    "area_share": None if usual is None else round(area / usual, 2),  # of the usual card's area
                     "warning": _warning(edge, area, usual),
                 }
                 for i, (c, edge, area) in enumerate(zip(result.cards, shown, areas))
