@@ -69,6 +69,16 @@ def wait_for_new_version(page, old: str) -> None:
     page.wait_for_function(f"document.getElementById('app').dataset.version !== '{old}'")
 
 
+def log_in_in_language(page, base: str, lang: str) -> None:
+    """The start page switched to ``lang``, then the referee's PIN: both reload the page."""
+    page.goto(base + "/")
+    with page.expect_navigation():
+        page.select_option("select[name=lang]", lang)
+    page.get_by_test_id("pin").fill(PIN)
+    with page.expect_navigation():
+        page.get_by_test_id("login").tap()
+
+
 def tap_cards(page, container: str, names: list[str]) -> None:
     used: set[int] = set()
     elements = page.locator(f"#{container} .card")
@@ -266,12 +276,7 @@ def test_swedish_pages_name_colours_cards_and_t_cards_and_keep_the_checkbox_by_i
     match_id = service.create_match(["Ana", "Ben", "Cai"], seed=5)
     for _ in range(8):
         service.bot_move(match_id)
-    page.goto(base + "/")
-    with page.expect_navigation():
-        page.select_option("select[name=lang]", "sv")
-    page.get_by_test_id("pin").fill(PIN)
-    with page.expect_navigation():
-        page.get_by_test_id("login").tap()
+    log_in_in_language(page, base, "sv")
     chips = page.locator("label.chip").all_inner_texts()
     assert [c.strip() for c in chips] == ["röd", "orange", "gul", "grön", "blå", "lila"]
     expect(page.get_by_test_id("edition").locator("option").first).to_have_text("klassisk (10 T!)")
@@ -322,12 +327,7 @@ def test_the_enrolment_wizard_speaks_the_pages_language(server, page):
     app, url = server
     image, _ = card_photo_and_corners("green-3", deck("pips", 1), 7_000_100 + LABELS.index("green-3"))
     with camera_showing(app, image):
-        page.goto(url + "/")
-        with page.expect_navigation():
-            page.select_option("select[name=lang]", "sv")
-        page.get_by_test_id("pin").fill(PIN)
-        with page.expect_navigation():
-            page.get_by_test_id("login").tap()
+        log_in_in_language(page, url, "sv")
         page.goto(url + "/enrol")
         expect(page.get_by_test_id("enrol-hint")).to_contain_text("Lägg ett kort med framsidan upp")
         expect(page.get_by_test_id("enrol-state")).to_contain_text("Bekräftade, inte sparade än: inga")
