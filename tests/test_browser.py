@@ -238,6 +238,39 @@ def test_referee_answers_the_cameras_question_and_taps_a_missed_move(server, pag
     page.screenshot(path=str(ARTIFACTS / "camera-question.png"), full_page=True)
 
 
+def test_the_page_says_when_the_camera_cannot_follow_the_table(server, page):
+    """In French: Ben's red-2 gone and a blue-6 laid, no move fits the target (R4.1): the page
+    says the camera cannot follow and asks the referee to tap the move in; the move tapped, it goes."""
+    from collections import Counter
+
+    from companion.engine import Card, Colour
+    from companion.referee.view import SeenCard, TableView
+
+    def view(time, cards):
+        centre = [SeenCard(c, (100.0 * i, 0.0)) for i, c in enumerate(cards)]
+        return TableView(time, centre, 7, False, [Counter(), Counter()], [0, 0])
+
+    app, url = server
+    service = get_service(app)
+    match_id = service.create_match(["Ana", "Ben"], camera=True, dealer="Ana", seed=5)
+    red2, green3, blue6 = Card(Colour.RED, 2), Card(Colour.GREEN, 3), Card(Colour.BLUE, 6)
+    service.see(match_id, view(0, [red2, green3]))
+    log_in_in_language(page, url, "fr")
+    page.goto(f"{url}/matches/{match_id}")
+    expect(page.get_by_test_id("to-move")).to_have_text("Ben")
+    expect(page.get_by_test_id("note")).to_be_hidden()
+    service.see(match_id, view(1, [green3, blue6]))
+    service.see(match_id, view(2, [green3, blue6]))
+    note = page.get_by_test_id("note")
+    expect(note).to_contain_text("La caméra ne peut pas suivre la table (R4.1)")
+    expect(note).to_contain_text("saisissez le coup en touchant")
+    tap_cards(page, "hand", ["orange-5"])
+    tap_cards(page, "table", ["red-2"])
+    page.get_by_test_id("sum").tap()
+    expect(page.get_by_test_id("to-move")).to_have_text("Ana")
+    expect(note).to_be_hidden()
+
+
 def test_dealer_choice_lists_names_typed_before_the_page_script_ran(server, page):
     """Names typed while setup.js was still loading (or restored by the browser on going back)
     fire no listener: the first-dealer list (R2.3) must still offer them."""

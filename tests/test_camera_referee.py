@@ -226,3 +226,24 @@ def test_serve_refuses_a_virtual_round_camera_without_a_whole_number_seed(tmp_pa
 
     assert main(["serve", "--camera", "virtual-round:x", "--db", str(tmp_path / "s.sqlite3")]) == 2
     assert "virtual-round:SEED" in capsys.readouterr().err
+
+
+def test_a_table_no_move_fits_tells_the_referee_until_the_round_changes(app, referee) -> None:
+    """Ben's red-2 gone and a blue-6 laid: no move fits the target 7 (R4.1). Seen twice, the camera
+    says it cannot follow, and the page says so until a move is recorded; a restart keeps it."""
+    service = get_service(app)
+    match_id = service.create_match(["Ana", "Ben"], camera=True, dealer="Ana", seed=5)
+    service.see(match_id, _view(0, [RED2, GREEN3]))
+    blue6 = Card(Colour.BLUE, 6)
+    service.see(match_id, _view(1, [GREEN3, blue6]))
+    assert service.state(match_id)["camera_stuck"] is None  # once: a card missed in one view
+    service.see(match_id, _view(2, [GREEN3, blue6]))
+    stuck = service.state(match_id)["camera_stuck"]
+    assert stuck["player"] == "Ben" and stuck["rule"] == "R4.1" and "the target is 7" in stuck["message"]
+    again = get_service(create_app(app.config))  # rebuilt from the stored events
+    assert again.state(match_id)["camera_stuck"] == stuck
+    turn = f"/api/matches/{match_id}/turn"
+    refused = referee.post(turn, json={"play": "sum", "hand": "orange-1", "take": ["red-2"]})
+    assert refused.status_code == 422 and service.state(match_id)["camera_stuck"] == stuck  # (the referee's own)
+    assert referee.post(turn, json={"play": "sum", "hand": "orange-5", "take": ["red-2"]}).status_code == 200
+    assert service.state(match_id)["camera_stuck"] is None

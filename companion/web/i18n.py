@@ -152,6 +152,18 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "nog geen bevestigde kaart: lees en bevestig eerst een paar kaarten",
         "inget bekräftat kort än: läs och bekräfta några kort först",
     ),
+    "The camera cannot follow the table": (
+        "La cámara no puede seguir la mesa",
+        "La caméra ne peut pas suivre la table",
+        "De camera kan de tafel niet volgen",
+        "Kameran kan inte följa bordet",
+    ),
+    "tap the move in, or correct the last move.": (
+        "anota la jugada tocando, o corrige la última jugada.",
+        "saisissez le coup en touchant, ou corrigez le dernier coup.",
+        "tik de zet in, of verbeter de laatste zet.",
+        "mata in draget genom att trycka, eller rätta det senaste draget.",
+    ),
     "Enter the moves by tapping; the camera is tried again by itself.": (
         "Anota las jugadas tocando; la cámara se reintenta sola.",
         "Saisissez les coups en touchant ; la caméra est réessayée toute seule.",

@@ -46,6 +46,9 @@ class LiveMatch:
     questions: list[dict] = field(default_factory=list)
     commits: list[tuple[int, dict, dict]] = field(default_factory=list)  # (lines before, waiting, snapshot)
     note: str | None = None  # what the camera referee waits for
+    # the camera's refusal of the table as it stands (no move fits it, seen twice), until the round
+    # changes: the referee is told the camera cannot follow, and taps the move in or corrects one
+    stuck: dict | None = None
     asking: dict | None = None  # a question whose move is being recorded
     _camera_round: CameraRound | None = None  # the camera round in memory (rebuilt from ``snapshot``)
     damage: str | None = None  # a stored event that could not be replayed (the match is read-only)
@@ -83,6 +86,10 @@ class LiveMatch:
         ``live_seen``: a "seen" event whose snapshot was just taken of the camera round in memory,
         which is kept (with its move inference) instead of being rebuilt."""
         self.version, self.updated = seq, at
+        if kind == "rejected" and body.get("source") == "camera":
+            self.stuck = {key: body.get(key) for key in ("player", "rule", "message")}
+        elif kind in ("line", "undo", "seen_round", "seen", "commit", "reopen"):
+            self.stuck = None
         if kind == "line":
             before = self.replayer.current_round
             tweaks_before = list(before.tweak_counts) if before is not None else None
