@@ -271,6 +271,18 @@ def test_the_page_says_when_the_camera_cannot_follow_the_table(server, page):
     expect(note).to_be_hidden()
 
 
+def test_a_match_that_cannot_be_replayed_says_so_on_its_page(server, page):
+    """A stored event the engine refuses (as a bug once stored): the match page shows it read-only
+    and says why, in play as much as while dealing."""
+    app, url = server
+    other = create_app(app.config | {"TESTING": True})  # (the server has not read this match yet)
+    match_id = get_service(other).create_match(["Ana", "Ben"])
+    get_service(other).storage.append(match_id, "line", {"turn": "Ana", "play": "discard", "hand": "red-99"})
+    page.goto(f"{url}/matches/{match_id}")
+    expect(page.get_by_test_id("note")).to_contain_text("cannot be replayed")
+    expect(page.get_by_test_id("note")).to_contain_text("read-only")
+
+
 def test_dealer_choice_lists_names_typed_before_the_page_script_ran(server, page):
     """Names typed while setup.js was still loading (or restored by the browser on going back)
     fire no listener: the first-dealer list (R2.3) must still offer them."""

@@ -82,7 +82,8 @@ def test_a_stored_event_that_cannot_be_replayed_is_reported_and_the_rest_serves(
     assert client.get("/").status_code == 200
     assert {m["id"] for m in client.get("/api/matches").json} == {good, bad}
     shown = client.get(f"/api/matches/{bad}").json
-    assert f"match {bad}: stored event" in shown["note"] and "read-only" in shown["note"]
+    assert f"match {bad}: stored event" in shown["note"] and "read-only" in shown["note"] and shown["read_only"]
+    assert client.get(f"/api/matches/{good}").json["read_only"] is False
     assert "cannot be replayed" in capsys.readouterr().err
     referee2 = Referee(restarted.test_client())
     hand = referee2.client.get(f"/api/matches/{bad}").json["round"]["hands"]["Dee"]

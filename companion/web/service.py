@@ -433,6 +433,7 @@ class MatchService(CameraRounds):
                 }
             state["camera"] = live.camera
             state["note"] = live.damage or live.note
+            state["read_only"] = live.damage is not None
             state["camera_stuck"] = live.stuck if live.camera and live.waiting is not None else None
             state["questions"] = [
                 {k: q[k] for k in ("id", "turn", "player", "reason")} | {"readings": [r["line"] for r in q["readings"]]}

@@ -93,12 +93,15 @@
     const playing = referee && r && !r.over && !r.dealing;
     $("enter-deal").hidden = !(referee && r && r.dealing);
     $("target").title = referee && r && r.hidden ? T("Tap to enter the target by hand") : "";
-    // what the camera waits for while dealing; later, a table no move fits (the camera is stuck)
+    // a match that cannot be replayed whole (shown read-only, always); what the camera waits for
+    // while dealing; later, a table no move fits (the camera is stuck)
     const note = $("note");
-    const waiting = s.note && r && r.dealing;
-    const stuck = !waiting && r && !r.over && s.camera_stuck;
-    note.hidden = !(waiting || stuck);
-    note.textContent = waiting ? "📷 " + s.note
+    const damaged = s.read_only && s.note;
+    const waiting = !damaged && s.note && r && r.dealing;
+    const stuck = !damaged && !waiting && r && !r.over && s.camera_stuck;
+    note.hidden = !(damaged || waiting || stuck);
+    note.textContent = damaged ? "⚠ " + s.note
+      : waiting ? "📷 " + s.note
       : stuck ? "📷 " + T("The camera cannot follow the table") + " (" + stuck.rule + "): " + stuck.message +
         (referee ? " — " + T("tap the move in, or correct the last move.") : "")
       : "";
