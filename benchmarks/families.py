@@ -1,7 +1,7 @@
 """Unseen art: the scanner on decks of art families nobody trained on (issue: recognise any deck).
 
     python benchmarks/families.py [--families pips,texture,...] [--tables 40] [--deck 1] [--first SEED] [--clutter]
-        [--few] [--zoom Z] [--no-enrol] [--no-retake] [--finder PATH]
+        [--few] [--zoom Z] [--no-enrol] [--no-retake] [--shots N] [--finder PATH]
 
 For each family (``scanner/synth/families.py``: tuning families first, then the families kept for
 checking), one deck is drawn; it is enrolled from one photo per label (a card anywhere on a table,
@@ -13,8 +13,10 @@ the enrolment's time and the scan's median time a frame. ``--clutter``: things t
 lie on the tables too (``scanner/synth/clutter.py``); the cards found on them are counted by kind.
 ``--few``: tables of 1-4 centre cards and nothing else (no deck, no piles; seeds from 42,000,000).
 ``--zoom Z``: the camera Z times closer than one framing the table (cards Z times as long: another
-camera height or lens). ``--no-enrol``: zero-shot only. ``--finder PATH``: another card finder
-(an ``.onnx`` file ``tweak fine-tune-finder`` wrote) in place of the shipped one.
+camera height or lens). ``--shots N``: N photos of each card to enrol from, each elsewhere in
+other light (the first taken again where refused, the others kept as taken). ``--no-enrol``:
+zero-shot only. ``--finder PATH``: another card finder (an ``.onnx`` file ``tweak
+fine-tune-finder`` wrote) in place of the shipped one.
 """
 
 from __future__ import annotations
@@ -102,10 +104,13 @@ def main() -> None:
     parser.add_argument("--zoom", type=float, default=1.0, help="the camera this many times closer (cards longer)")
     parser.add_argument("--no-enrol", action="store_true", help="zero-shot only")
     parser.add_argument("--no-retake", action="store_true", help="keep the first photo of each label, even refused")
+    parser.add_argument("--shots", type=int, default=1, help="photos of each card to enrol from")
     parser.add_argument("--finder", help="another card finder's .onnx file")
     args = parser.parse_args()
     if args.zoom <= 0:
         parser.error(f"--zoom {args.zoom}: give a factor above 0 (1: as rendered)")
+    if args.shots < 1:
+        parser.error(f"--shots {args.shots}: give 1 or more photos of each card")
     if args.finder and not Path(args.finder).is_file():
         parser.error(f"--finder {args.finder}: no such file (a card_finder .onnx file)")
     cv2.setNumThreads(1)
@@ -119,6 +124,7 @@ def main() -> None:
     shown = ", 1-4 cards alone" if args.few else clutter
     shown += f", zoom {args.zoom:g}" if args.zoom != 1.0 else ""
     shown += f", finder {args.finder}" if args.finder else ""
+    shown += f", {args.shots} photos a card" if args.shots != 1 else ""
     print(f"{args.tables} tables a family from seed {first}, deck {args.deck}, detector {args.detector}{shown}")
     print("family     kind    | zero-shot: recall precision labels frames | enrolled: recall precision labels frames")
     for family in args.families.split(","):
@@ -138,7 +144,7 @@ def main() -> None:
             )
             continue
         with tempfile.TemporaryDirectory() as tmp:
-            retaken = enrol_photos(d, Path(tmp), scanner.finder, args.deck, 0 if args.no_retake else 2)
+            retaken = enrol_photos(d, Path(tmp), scanner.finder, args.deck, 0 if args.no_retake else 2, args.shots)
             report = enrol_folder(Path(tmp), scanner)
         scanner.profile = report.profile
         enrolled = score(scanner, tables)

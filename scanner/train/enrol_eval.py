@@ -41,22 +41,28 @@ def card_photo_and_corners(label: str, style: Any, seed: int) -> tuple[np.ndarra
     return rendered.image, np.array(rendered.truth["cards"][0]["corners"], np.float32)
 
 
-def enrol_photos(style: Any, folder: Path, finder: Any = None, deck: int = 1, retakes: int = 2) -> int:
+def enrol_photos(style: Any, folder: Path, finder: Any = None, deck: int = 1, retakes: int = 2, shots: int = 1) -> int:
     """One photo of each label of ``style``'s deck in ``folder``/<label>/0.jpg, taken as a user
     would: a photo enrolment refuses (``card_outlines``: no card, two cards, no edge showing) is
     taken again elsewhere on the table in other light, up to ``retakes`` times, as the refusal
-    asks; the last is kept whatever it shows. Returns the photos taken again."""
+    asks; the last is kept whatever it shows. ``shots`` > 1: as many photos of each card, each
+    elsewhere in other light (<label>/1.jpg, ...; those are kept as taken). Returns the photos
+    taken again."""
     from scanner.read.profile import card_outlines
 
     retaken = 0
     for k, label in enumerate(LABELS):
+        seed = 7_000_000 + 100 * deck + k
         for attempt in range(retakes + 1):
-            photo = card_photo(label, style, 7_000_000 + 100 * deck + k + RETAKE_SEEDS * attempt)
+            photo = card_photo(label, style, seed + RETAKE_SEEDS * attempt)
             if attempt == retakes or card_outlines(photo, finder)[0]:
                 break
             retaken += 1
         (folder / label).mkdir(parents=True, exist_ok=True)
         cv2.imwrite(str(folder / label / "0.jpg"), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        for shot in range(1, shots):  # (seeds after every retake's)
+            photo = card_photo(label, style, seed + RETAKE_SEEDS * (retakes + shot))
+            cv2.imwrite(str(folder / label / f"{shot}.jpg"), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
     return retaken
 
 
