@@ -375,6 +375,7 @@ def test_the_enrolment_wizard_speaks_the_pages_language(server, page):
         log_in_in_language(page, url, "sv")
         page.goto(url + "/enrol")
         expect(page.get_by_test_id("enrol-hint")).to_contain_text("Lägg ett kort med framsidan upp")
+        expect(page.get_by_test_id("enrol-hint")).to_contain_text("en andra läsning, med korten flyttade")
         expect(page.get_by_test_id("enrol-state")).to_contain_text("Bekräftade, inte sparade än: inga")
         page.get_by_test_id("enrol-read").tap()
         expect(page.get_by_test_id("enrol-warning-0")).to_contain_text("kanten syns knappt", timeout=30_000)
