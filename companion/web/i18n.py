@@ -59,28 +59,28 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
     # the deck enrolment wizard (``enrol.html``, ``enrolment.py``)
     "Lay one card face up under the camera (or a whole colour, spread out, not touching), read them, "
     "check each outline on the picture, correct any wrong name with the list, confirm. One read of each "
-    "card works; a second read, the cards moved elsewhere, reads much better (a glare on one is "
+    "card works; a second read, the cards moved elsewhere, usually reads better (a glare on one is "
     "outvoted); saving learns your deck (about a minute); cards you skip keep the shipped "
     "recognition. Or, from photos:": (
         "Pon una carta boca arriba bajo la cámara (o todo un color, extendido, sin que se toquen), léelas, "
         "revisa cada contorno en la imagen, corrige con la lista cualquier nombre equivocado y confirma. "
-        "Leer cada carta una vez funciona; una segunda lectura, con las cartas en otro sitio, lee mucho "
+        "Leer cada carta una vez funciona; una segunda lectura, con las cartas en otro sitio, suele leer "
         "mejor (un reflejo en una queda compensado); al guardar se aprende tu baraja (alrededor de un minuto); las "
         "cartas que omitas conservan el reconocimiento de serie. O, desde fotos:",
         "Posez une carte face visible sous la caméra (ou toute une couleur, étalée, sans qu'elles se "
         "touchent), lisez-les, vérifiez chaque contour sur l'image, corrigez tout nom erroné avec la liste, "
-        "confirmez. Une lecture par carte fonctionne ; une seconde, les cartes déplacées ailleurs, lit bien "
-        "mieux (un reflet sur l'une est compensé) ; l'enregistrement apprend votre jeu (environ une "
+        "confirmez. Une lecture par carte fonctionne ; une seconde, les cartes déplacées ailleurs, lit en "
+        "général mieux (un reflet sur l'une est compensé) ; l'enregistrement apprend votre jeu (environ une "
         "minute) ; les cartes ignorées gardent la reconnaissance d'origine. Ou, à partir de photos :",
         "Leg een kaart open onder de camera (of een hele kleur, uitgespreid, zonder dat ze elkaar raken), "
         "lees ze, controleer elke omtrek op de foto, verbeter een verkeerde naam met de lijst en bevestig. "
-        "Elke kaart één keer lezen werkt; een tweede keer, de kaarten ergens anders, leest veel beter (een "
+        "Elke kaart één keer lezen werkt; een tweede keer, de kaarten ergens anders, leest meestal beter (een "
         "schittering op één wordt overstemd); bewaren leert je kaarten kennen (ongeveer een minuut); "
         "overgeslagen kaarten houden de meegeleverde herkenning. Of, vanaf foto's:",
         "Lägg ett kort med framsidan upp under kameran (eller en hel färg, utspridd, utan att korten rör "
         "varandra), läs dem, kontrollera varje kontur på bilden, rätta ett felaktigt namn med listan och "
         "bekräfta. Att läsa varje kort en gång fungerar; en andra läsning, med korten flyttade, läser "
-        "mycket bättre (ett blänk på den ena vägs upp); att spara lär kameran din kortlek (ungefär en "
+        "oftast bättre (ett blänk på den ena vägs upp); att spara lär kameran din kortlek (ungefär en "
         "minut); kort du hoppar över behåller den medföljande igenkänningen. Eller, från foton:",
     ),
     "The cards the camera read, outlined": (
