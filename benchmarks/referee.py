@@ -1,13 +1,14 @@
 """Referee end to end: virtual rounds (2-6 players) filmed, scanned, tracked and refereed.
 
-    python benchmarks/referee.py [--seeds 20] [--jobs 2] [--family F [--enrol]]
+    python benchmarks/referee.py [--seeds 20] [--jobs 2] [--family F [--enrol [--shots N]]]
 
 Prints, over all rounds: moves inferred right without asking, moves asked (and right once the
 referee answered), refusals (after one, the referee taps the move made, as on the dashboard),
 wrong moves passed silently (the goal is none), rounds with exact scores, and the delay from the
 table becoming still to the verdict. ``--family``: the deck is drawn in that art family
 (``scanner/synth/families.py``, deck 1), which no network trained on; ``--enrol``: it is enrolled
-first from one photo a label, as a user would.
+first from one photo a label, as a user would (``--shots N``: from N photos a label, each
+elsewhere in other light).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def _one(args: tuple[int, int, str | None, str | None]) -> dict:
     return out
 
 
-def _enrolled(family: str) -> str:
+def _enrolled(family: str, shots: int = 1) -> str:
     """A profile of the family's deck 1 from one photo a label (as benchmarks/families.py), a
     refused photo taken again as its message asks (``enrol_eval.enrol_photos``)."""
     import tempfile
@@ -53,7 +54,7 @@ def _enrolled(family: str) -> str:
 
     folder = Path(tempfile.mkdtemp())
     scanner = load_scanner()
-    retaken = enrol_photos(deck(family, 1), folder, scanner.finder)
+    retaken = enrol_photos(deck(family, 1), folder, scanner.finder, shots=shots)
     report = enrol_folder(folder, scanner)
     path = folder / "profile.json"
     report.profile.save(path)
@@ -71,9 +72,12 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--family", help="draw the deck in this art family (scanner/synth/families.py)")
     parser.add_argument("--enrol", action="store_true", help="enrol the family's deck first (one photo a label)")
+    parser.add_argument("--shots", type=int, default=1, help="with --enrol: photos of each card to enrol from")
     parser.add_argument("--profile", help="scan with this deck profile (e.g. one --enrol made before)")
     args = parser.parse_args()
-    profile = _enrolled(args.family) if args.enrol and args.family else args.profile
+    if args.shots < 1:
+        parser.error(f"--shots {args.shots}: give 1 or more photos of each card")
+    profile = _enrolled(args.family, args.shots) if args.enrol and args.family else args.profile
     work = [(args.first + i, 2 + i % 5, args.family, profile) for i in range(args.seeds)]
     with ProcessPoolExecutor(args.jobs) as pool:
         reports = list(pool.map(_one, work))
