@@ -43,8 +43,8 @@ def _one(args: tuple[int, int, str | None, str | None]) -> dict:
 
 
 def _enrolled(family: str, shots: int = 1) -> str:
-    """A profile of the family's deck 1 from one photo a label (as benchmarks/families.py), a
-    refused photo taken again as its message asks (``enrol_eval.enrol_photos``)."""
+    """A profile of the family's deck 1 from ``shots`` photos a label (as benchmarks/families.py),
+    a refused photo taken again as its message asks (``enrol_eval.enrol_photos``)."""
     import tempfile
 
     from scanner.read.profile import enrol_folder
