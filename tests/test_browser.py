@@ -23,7 +23,15 @@ pytestmark = pytest.mark.browser
 @pytest.fixture
 def server(tmp_path):
     app = create_app(
-        {"DATABASE": str(tmp_path / "b.sqlite3"), "REFEREE_PIN": PIN, "MATCH_SEED": 7, "STREAM_TIMEOUT": 30.0}
+        {
+            "DATABASE": str(tmp_path / "b.sqlite3"),
+            "REFEREE_PIN": PIN,
+            "MATCH_SEED": 7,
+            "STREAM_TIMEOUT": 30.0,
+            # (not the checkout's instance folder: a test's deck profile must not reach the next)
+            "CALIBRATION": str(tmp_path / "calibration.json"),
+            "PROFILE": str(tmp_path / "deck-profile.json"),
+        }
     )
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -357,6 +365,45 @@ def test_the_enrolment_wizard_skips_a_card_whose_edge_does_not_show(server, page
         page.get_by_test_id("enrol-read").tap()
         expect(page.get_by_test_id("enrol-warning-0")).to_contain_text("edge hardly shows", timeout=30_000)
         expect(page.get_by_test_id("enrol-label-0")).to_have_value("(skip)")
+
+
+def test_the_enrolment_wizard_keeps_the_cards_read_and_forgets_one_on_request(server, page):
+    """After a save the page lists the reads kept for the next save; a card's reads are forgotten
+    on a tap (asked first), and a save that would drop a saved label with no kept read asks too."""
+    from scanner.piles import render_pile
+
+    from .helpers import camera_showing
+
+    app, url = server
+    image, truth = render_pile(11, n=1)
+    asked: list[str] = []
+    page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
+    with camera_showing(app, image):
+        page.goto(url + "/")
+        page.get_by_test_id("pin").fill(PIN)
+        page.get_by_test_id("login").tap()
+        expect(page.get_by_test_id("role")).to_have_text("Referee")
+        page.goto(url + "/enrol")
+        expect(page.get_by_test_id("enrol-kept")).to_be_hidden()
+        page.get_by_test_id("enrol-read").tap()
+        page.get_by_test_id("enrol-label-0").select_option(truth[0], timeout=30_000)
+        page.get_by_test_id("enrol-confirm").tap()
+        page.get_by_test_id("enrol-save").tap()
+        expect(page.get_by_test_id("enrol-result")).to_contain_text("Saved: 1 labels", timeout=60_000)
+        expect(page.get_by_test_id("enrol-kept")).to_contain_text(f"{truth[0]} x1")
+        page.get_by_test_id(f"enrol-forget-{truth[0]}").tap()
+        expect(page.get_by_test_id("enrol-result")).to_contain_text("Forgotten")
+        expect(page.get_by_test_id("enrol-kept")).to_be_hidden()
+        assert asked == [f"Forget this card's reads: {truth[0]}?"]
+        other = "red-1" if truth[0] != "red-1" else "red-2"  # the same card, named otherwise
+        page.get_by_test_id("enrol-read").tap()
+        page.get_by_test_id("enrol-label-0").select_option(other, timeout=30_000)
+        page.get_by_test_id("enrol-confirm").tap()
+        page.get_by_test_id("enrol-save").tap()
+        expect(page.get_by_test_id("enrol-result")).to_contain_text("Saved: 1 labels", timeout=60_000)
+        assert len(asked) == 2 and "would drop" in asked[1] and asked[1].endswith(truth[0]), asked
+        expect(page.get_by_test_id("enrol-kept")).to_contain_text(f"{other} x1")
+        expect(page.get_by_test_id("enrol-state")).to_contain_text("1 labels in the saved profile")
 
 
 def test_the_enrolment_wizard_speaks_the_pages_language(server, page):

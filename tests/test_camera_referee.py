@@ -4,6 +4,7 @@ camera (companion.web.table + companion.referee), questions answered and moves t
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -38,7 +39,14 @@ def test_a_camera_match_is_refereed_from_the_virtual_tables_frames(tmp_path) -> 
     dashboard scores is the round played, its record replays, and it survives a restart."""
     from scanner.scan import load_scanner
 
-    config = {"DATABASE": str(tmp_path / "t.sqlite3"), "REFEREE_PIN": PIN, "TESTING": True}
+    config = {
+        "DATABASE": str(tmp_path / "t.sqlite3"),
+        "REFEREE_PIN": PIN,
+        "TESTING": True,
+        # (not the checkout's instance folder, where `tweak serve` keeps a user's deck profile)
+        "CALIBRATION": str(tmp_path / "calibration.json"),
+        "PROFILE": str(tmp_path / "deck-profile.json"),
+    }
     app = create_app(config)
     service = get_service(app)
     virtual = play_round(["Ana", "Ben"], 0, 3)
@@ -202,7 +210,16 @@ def test_without_its_camera_a_camera_match_is_entered_by_hand(camera_match, refe
 
 
 def service_config(service) -> dict:
-    return {"DATABASE": service.storage.path, "REFEREE_PIN": PIN, "TESTING": True}
+    """A restart's config: the same database, and the calibration and profile beside it (as the
+    ``app`` fixture puts them)."""
+    folder = Path(service.storage.path).parent
+    return {
+        "DATABASE": service.storage.path,
+        "REFEREE_PIN": PIN,
+        "TESTING": True,
+        "CALIBRATION": str(folder / "calibration.json"),
+        "PROFILE": str(folder / "deck-profile.json"),
+    }
 
 
 def test_camera_only_routes_refuse_a_manual_match_with_a_reason(referee) -> None:

@@ -452,6 +452,64 @@ def test_enrolment_wizard_on_the_dashboard(referee, app) -> None:
         assert vision_of(app).scanner_loaded.profile is not None
 
 
+def test_the_wizard_keeps_the_cards_so_a_later_save_adds_to_the_profile(referee, app) -> None:
+    """A profile holds what was learned, not the cards: the wizard keeps the confirmed cards beside
+    it, so a second session's *Save* learns the earlier cards with the new ones instead of losing
+    them; a card's reads can be forgotten; labels a save cannot learn again (a profile made by
+    ``tweak enrol``) are only dropped when the referee says so."""
+    from scanner.piles import render_pile
+    from scanner.read.kept import kept_counts, kept_folder
+    from tests.helpers import camera_showing
+
+    def read_and_confirm(seed: int) -> str:
+        image, truth = render_pile(seed, n=1)
+        with camera_showing(app, image):
+            cards = referee.post("/api/enrol/capture").get_json()["cards"]
+            assert len(cards) == 1
+            assert referee.post("/api/enrol/confirm", json={"labels": truth}).status_code == 200
+        return truth[0]
+
+    client, path = referee.client, app.config["PROFILE"]
+    first = read_and_confirm(11)
+    assert referee.post("/api/enrol/save", json={"deck": "test"}).status_code == 200
+    second = next(label for label in (read_and_confirm(s) for s in range(12, 30)) if label != first)
+    saved = referee.post("/api/enrol/save", json={"deck": "test"})
+    assert saved.status_code == 200 and saved.get_json()["labels"] == 2
+    assert set(load_profile(path).photos) == {first, second}
+    status = client.get("/api/enrol").get_json()
+    assert status["kept"] == {first: 1, second: 1} and status["pending"] == {}
+    assert kept_counts(kept_folder(path)) == {first: 1, second: 1}
+
+    # forgetting a card's reads: the next save learns without them
+    assert referee.post("/api/enrol/forget", json={"label": "purple-9"}).status_code == 400
+    assert referee.post("/api/enrol/forget", json={"label": first}).get_json() == {"forgotten": 1}
+    assert client.get("/api/enrol").get_json()["kept"] == {second: 1}
+    assert referee.post("/api/enrol/save", json={"replace": True}).status_code == 200
+    assert set(load_profile(path).photos) == {second}
+
+    # a saved label with no kept read (its cards gone) is not dropped silently
+    assert referee.post("/api/enrol/forget", json={"label": second}).status_code == 200
+    third = next(label for label in (read_and_confirm(s) for s in range(30, 50)) if label != second)
+    refused = referee.post("/api/enrol/save")
+    assert refused.status_code == 409 and refused.get_json()["labels"] == [second]
+    assert set(load_profile(path).photos) == {second}  # untouched
+    assert referee.post("/api/enrol/save", json={"replace": "yes"}).status_code == 400
+    assert referee.post("/api/enrol/save", json={"replace": True}).status_code == 200
+    assert set(load_profile(path).photos) == {third}
+
+
+def test_an_unreadable_kept_card_is_named_and_the_profile_kept(referee, app) -> None:
+    from scanner.read.kept import kept_folder
+
+    folder = kept_folder(app.config["PROFILE"])
+    (folder / "red-5").mkdir(parents=True)
+    (folder / "red-5" / "1.png").write_bytes(b"not a picture")
+    answer = referee.post("/api/enrol/save")
+    assert answer.status_code == 409 and "red-5/1.png: cannot be read" in answer.get_json()["message"]
+    (folder / "purple").mkdir()
+    assert "'purple' is not a card label" in referee.client.get("/api/enrol").get_json()["error"]
+
+
 def test_the_wizard_flags_a_card_whose_edge_does_not_show(referee, app) -> None:
     """The pips deck's green-3 under a lamp, on the camera: the scan finds a card there, but its
     outline shows hardly any edge (white card, white glare), so the wizard flags it to be read

@@ -9,7 +9,7 @@ from pathlib import Path
 from flask import Blueprint, abort, current_app, jsonify
 
 from .auth import check_csrf, referee_required
-from .checks import json_body, optional_object
+from .checks import json_body, json_object, optional_object
 from .vision import vision_of
 
 bp = Blueprint("enrolment", __name__, url_prefix="/api")
@@ -47,23 +47,35 @@ def _usual_area(confirmed: list[float], read: list[float]) -> float | None:
     return None
 
 
+def _kept_folder() -> Path:
+    from scanner.read.kept import kept_folder
+
+    return kept_folder(current_app.config["PROFILE"])
+
+
 @bp.get("/enrol")
 def enrol_status():
+    """The reads confirmed and not saved yet (``pending``), the cards kept beside the saved profile
+    that the next *Save* learns from again (``kept``), and the saved profile's labels (``saved``)."""
+    from scanner.read.kept import kept_counts
     from scanner.read.profile import ProfileError, load_profile
 
     state = vision_of().enrolment
     path = current_app.config["PROFILE"]
     saved: dict = {}
-    if os.path.exists(path):
-        try:
+    error = vision_of().profile_error
+    try:
+        kept = kept_counts(_kept_folder())
+        if os.path.exists(path):
             saved = load_profile(Path(path)).photos
-        except ProfileError as err:
-            return jsonify({"pending": {}, "saved": {}, "error": str(err)})
+    except ProfileError as err:
+        kept, error = {}, str(err)
     return jsonify(
         {
             "pending": {label: len(c) for label, c in state["crops"].items()},
+            "kept": kept,
             "saved": saved,
-            "error": vision_of().profile_error,
+            "error": error,
         }
     )
 
@@ -143,21 +155,75 @@ def enrol_confirm():
     return jsonify({"pending": {label: len(c) for label, c in state["crops"].items()}})
 
 
+@bp.post("/enrol/forget")
+@referee_required
+def enrol_forget():
+    """Forget one card's reads, kept and confirmed (a washed-out read, a wrong label): the next
+    *Save* learns the deck without them."""
+    from scanner.labels import LABELS
+    from scanner.read.kept import forget_cards
+
+    label = json_object("{label: a card label}").get("label")
+    if label not in LABELS:
+        abort(400, description=f"label: {label!r} is not a card label")
+    state = vision_of().enrolment
+    pending = len(state["crops"].pop(label, []))
+    kept = forget_cards(_kept_folder(), label)
+    return jsonify({"forgotten": pending + kept})
+
+
 @bp.post("/enrol/save")
 @referee_required
 def enrol_save():
-    """Build the deck profile from the confirmed cards and use it from now on."""
-    from scanner.read.profile import enrol_cards
+    """Build the deck profile from the kept cards and those confirmed since, and use it from now
+    on. Labels of the saved profile that no kept card or new read has (a profile made by ``tweak
+    enrol``, or before cards were kept) would be dropped: refused unless ``replace`` is true."""
+    from scanner.labels import LABELS
+    from scanner.read.kept import keep_cards, kept_cards
+    from scanner.read.profile import ProfileError, enrol_cards, load_profile
 
-    state = vision_of().enrolment
-    if not state["crops"]:
-        abort(409, description="no confirmed card yet: read and confirm some cards first")
-    scanner = vision_of().scanner()
-    deck = optional_object().get("deck", "dashboard")
+    data = optional_object()
+    deck = data.get("deck", "dashboard")
     if not isinstance(deck, str) or len(deck) > 80:
         abort(400, description="deck must be a name of at most 80 characters")
-    profile = enrol_cards(scanner.classifier, state["crops"], deck=deck)
-    profile.save(Path(current_app.config["PROFILE"]))
+    replace = data.get("replace", False)
+    if not isinstance(replace, bool):
+        abort(400, description="replace must be true or false")
+    state = vision_of().enrolment
+    folder = _kept_folder()
+    try:
+        kept = kept_cards(folder)
+    except ProfileError as err:
+        return jsonify({"error": "kept_unreadable", "message": str(err)}), 409  # (a state, not a server fault)
+    pending = state["crops"]
+    cards = {label: kept.get(label, []) + pending.get(label, []) for label in LABELS}
+    cards = {label: images for label, images in cards.items() if images}
+    if not cards:
+        abort(409, description="no confirmed card yet: read and confirm some cards first")
+    path = Path(current_app.config["PROFILE"])
+    if path.exists() and not replace:
+        try:
+            dropped = [label for label in load_profile(path).photos if label not in cards]
+        except ProfileError:
+            dropped = []  # (a profile that cannot be read has nothing to keep)
+        if dropped:
+            return jsonify(
+                {
+                    "error": "would_drop",
+                    "labels": dropped,
+                    "message": f"the saved profile has {len(dropped)} labels with no kept read "
+                    f"({', '.join(dropped[:6])}{'...' if len(dropped) > 6 else ''}): saving would drop them. "
+                    "Read those cards again, or save anyway to replace the profile",
+                }
+            ), 409  # (a state, not a server fault)
+    scanner = vision_of().scanner()
+    if scanner is None:
+        return jsonify(
+            {"error": "no_scanner", "message": "the recognition models are not installed"}
+        ), 409  # (a state, not a server fault)
+    profile = enrol_cards(scanner.classifier, cards, deck=deck)
+    keep_cards(folder, pending)  # (after the learning, which is what can fail)
+    profile.save(path)
     state["crops"], state["areas"] = {}, []
     vision_of().forget_scanner()  # the next scan uses the profile
     return jsonify({"labels": len(profile.enrolled), "missing": len(profile.missing)})

@@ -104,6 +104,34 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "kort i den sparade profilen",
     ),
     "Confirmed": ("Confirmado", "Confirmé", "Bevestigd", "Bekräftat"),
+    "Kept reads (learned again at each save):": (
+        "Lecturas guardadas (se aprenden de nuevo en cada guardado):",
+        "Lectures gardées (réapprises à chaque enregistrement) :",
+        "Bewaarde lezingen (bij elke keer bewaren opnieuw geleerd):",
+        "Sparade läsningar (lärs in igen vid varje sparning):",
+    ),
+    "Forget this card's reads": (
+        "Olvidar las lecturas de esta carta",
+        "Oublier les lectures de cette carte",
+        "De lezingen van deze kaart vergeten",
+        "Glöm det här kortets läsningar",
+    ),
+    "Forgotten: save to learn the deck without them": (
+        "Olvidadas: guarda para aprender la baraja sin ellas",
+        "Oubliées : enregistrez pour réapprendre le jeu sans elles",
+        "Vergeten: bewaar om de kaarten zonder ze te leren",
+        "Glömda: spara för att lära in kortleken utan dem",
+    ),
+    "Saving would drop these labels of the saved profile, which have no kept read (read them again to keep them):": (
+        "Guardar quitaría estas cartas del perfil guardado, que no tienen lectura guardada (léelas de "
+        "nuevo para conservarlas):",
+        "Enregistrer retirerait ces cartes du profil enregistré, qui n'ont pas de lecture gardée "
+        "(lisez-les à nouveau pour les garder) :",
+        "Bewaren laat deze kaarten van het bewaarde profiel vallen, die geen bewaarde lezing hebben "
+        "(lees ze opnieuw om ze te houden):",
+        "Att spara tar bort dessa kort ur den sparade profilen, som saknar sparad läsning (läs dem igen "
+        "för att behålla dem):",
+    ),
     "Saved: {saved} labels from your deck, {missing} from the shipped model": (
         "Guardado: {saved} cartas de tu baraja, {missing} del modelo de serie",
         "Enregistré : {saved} cartes de votre jeu, {missing} du modèle d'origine",

@@ -33,6 +33,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -200,7 +201,12 @@ class DeckProfile:
         }
 
     def save(self, path: Path) -> None:
-        Path(path).write_text(json.dumps(self.as_json()) + "\n", encoding="utf-8")
+        """Write the profile; a temporary file replaces the old one whole, so a failed write
+        (a full disk) leaves the profile in use as it was."""
+        path = Path(path)
+        part = path.with_name(path.name + ".part")
+        part.write_text(json.dumps(self.as_json()) + "\n", encoding="utf-8")
+        os.replace(part, path)
 
 
 def _lda_json(r: LinearDiscriminant) -> dict[str, Any]:
