@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -496,6 +497,28 @@ def test_the_wizard_keeps_the_cards_so_a_later_save_adds_to_the_profile(referee,
     assert referee.post("/api/enrol/save", json={"replace": "yes"}).status_code == 400
     assert referee.post("/api/enrol/save", json={"replace": True}).status_code == 200
     assert set(load_profile(path).photos) == {third}
+
+
+def test_a_profile_that_cannot_be_written_keeps_no_card_and_loses_no_read(referee, app) -> None:
+    """The cards are kept, then the profile written; when the profile cannot be written the
+    cards just kept are removed again and the confirmed reads stay, to save once it can."""
+    from scanner.piles import render_pile
+    from scanner.read.kept import kept_counts, kept_folder
+    from tests.helpers import camera_showing
+
+    image, truth = render_pile(11, n=1)
+    with camera_showing(app, image):
+        assert len(referee.post("/api/enrol/capture").get_json()["cards"]) == 1
+        assert referee.post("/api/enrol/confirm", json={"labels": truth}).status_code == 200
+    path = Path(app.config["PROFILE"])
+    path.mkdir()  # (a folder where the profile file goes: it cannot be written)
+    answer = referee.post("/api/enrol/save")
+    assert answer.status_code == 500 and "nothing was changed" in answer.get_json()["message"]
+    assert kept_counts(kept_folder(path)) == {}
+    assert referee.client.get("/api/enrol").get_json()["pending"] == {truth[0]: 1}
+    path.rmdir()
+    assert referee.post("/api/enrol/save").status_code == 200
+    assert kept_counts(kept_folder(path)) == {truth[0]: 1} and set(load_profile(path).photos) == {truth[0]}
 
 
 def test_an_unreadable_kept_card_is_named_and_the_profile_kept(referee, app) -> None:

@@ -222,8 +222,17 @@ def enrol_save():
             {"error": "no_scanner", "message": "the recognition models are not installed"}
         ), 409  # (a state, not a server fault)
     profile = enrol_cards(scanner.classifier, cards, deck=deck)
-    keep_cards(folder, pending)  # (after the learning, which is what can fail)
-    profile.save(path)
+    written: list[Path] = []
+    try:  # the cards, then the profile learned from them; a failed write undoes the cards
+        written = keep_cards(folder, pending)
+        profile.save(path)
+    except OSError as err:
+        for card in written:
+            card.unlink(missing_ok=True)
+        return jsonify(
+            {"error": "not_saved", "message": f"the deck profile could not be saved ({err}): nothing was changed"}
+        ), 500
+
     state["crops"], state["areas"] = {}, []
     vision_of().forget_scanner()  # the next scan uses the profile
     return jsonify({"labels": len(profile.enrolled), "missing": len(profile.missing)})

@@ -8,8 +8,10 @@ would lose the earlier ones.
 >>> tmp = tempfile.TemporaryDirectory()
 >>> folder = kept_folder(Path(tmp.name) / "deck-profile.json")
 >>> card = np.full((280, 200, 3), 200, np.uint8)
->>> keep_cards(folder, {"red-5": [card, card]})
->>> keep_cards(folder, {"red-5": [card], "back-8": [card]})
+>>> [p.name for p in keep_cards(folder, {"red-5": [card, card]})]
+['1.png', '2.png']
+>>> [str(p.relative_to(folder)) for p in keep_cards(folder, {"red-5": [card], "back-8": [card]})]
+['red-5/3.png', 'back-8/1.png']
 >>> {label: len(cards) for label, cards in kept_cards(folder).items()}
 {'red-5': 3, 'back-8': 1}
 >>> forget_cards(folder, "red-5")
@@ -74,15 +76,28 @@ def kept_cards(folder: Path) -> dict[str, list[np.ndarray]]:
     return {label: out[label] for label in LABELS if label in out}
 
 
-def keep_cards(folder: Path, cards_by_label: dict[str, list[np.ndarray]]) -> None:
-    """Add card images to the kept ones, numbered after those already there. Each is written to a
-    temporary name first, so a card kept is whole or absent."""
+def keep_cards(folder: Path, cards_by_label: dict[str, list[np.ndarray]]) -> list[Path]:
+    """Add card images to the kept ones, numbered after those already there; the files written.
+    Each is written to a temporary name first, so a card kept is whole or absent, and a failed
+    write removes those this call wrote: all are kept or none."""
+    for label in cards_by_label:
+        if label not in LABELS:
+            raise ProfileError(f"{label!r} is not a card label")
+    written: list[Path] = []
+    try:
+        _write(Path(folder), cards_by_label, written)
+    except BaseException:
+        for path in written:
+            path.unlink(missing_ok=True)
+        raise
+    return written
+
+
+def _write(folder: Path, cards_by_label: dict[str, list[np.ndarray]], written: list[Path]) -> None:
     import cv2
 
     for label, cards in cards_by_label.items():
-        if label not in LABELS:
-            raise ProfileError(f"{label!r} is not a card label")
-        sub = Path(folder) / label
+        sub = folder / label
         sub.mkdir(parents=True, exist_ok=True)
         taken = _numbered(sub)
         number = int(taken[-1].stem) if taken else 0
@@ -94,6 +109,7 @@ def keep_cards(folder: Path, cards_by_label: dict[str, list[np.ndarray]]) -> Non
                 raise ProfileError(f"{label}: a card image could not be encoded")
             part.write_bytes(encoded.tobytes())
             os.replace(part, sub / f"{number}{SUFFIX}")
+            written.append(sub / f"{number}{SUFFIX}")
 
 
 def forget_cards(folder: Path, label: str) -> int:
