@@ -132,6 +132,12 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "Att spara tar bort dessa kort ur den sparade profilen, som saknar sparad läsning (läs dem igen "
         "för att behålla dem):",
     ),
+    "Learning your deck (about a minute)…": (
+        "Aprendiendo tu baraja (alrededor de un minuto)…",
+        "Apprentissage de votre jeu (environ une minute)…",
+        "Je kaarten worden geleerd (ongeveer een minuut)…",
+        "Lär in din kortlek (ungefär en minut)…",
+    ),
     "Saved: {saved} labels from your deck, {missing} from the shipped model": (
         "Guardado: {saved} cartas de tu baraja, {missing} del modelo de serie",
         "Enregistré : {saved} cartes de votre jeu, {missing} du modèle d'origine",
