@@ -139,3 +139,34 @@ def test_calibration_is_for_the_referee_only(app) -> None:
 def test_no_camera_is_reported_as_none(app) -> None:
     status = app.test_client().get("/api/camera").get_json()
     assert status["state"] == "none" and "tapping" in status["message"]
+
+
+def test_the_match_list_tells_the_referee_what_the_camera_still_needs(referee, app) -> None:
+    """With a camera attached, the referee's match list says what it still needs: calibrating,
+    a deck profile (without one an unknown deck is read poorly), or a profile that cannot be used;
+    watchers and tables without a camera see nothing of it."""
+    from pathlib import Path
+
+    from scanner.piles import render_pile
+    from tests.helpers import camera_showing
+
+    def needs(client) -> list[str]:
+        page = client.get("/").get_data(as_text=True)
+        return [part.split("</p>")[0] for part in page.split('data-testid="camera-setup">')[1:]]
+
+    assert needs(referee.client) == []
+    image, _ = render_pile(11, n=1)
+    with camera_showing(app, image):
+        said = needs(referee.client)
+        assert len(said) == 2 and "not calibrated yet" in said[0] and "does not know your deck" in said[1]
+        assert 'href="/enrol"' in said[1] and 'href="/calibrate"' in said[0]
+        assert needs(app.test_client()) == []  # a watcher
+        Path(app.config["PROFILE"]).write_text("not a profile")
+        vision_of(app).forget_scanner()
+        assert vision_of(app).scanner() is not None and vision_of(app).profile_error
+        said = needs(referee.client)
+        assert len(said) == 2 and "saved deck profile cannot be used" in said[1]
+        Path(app.config["CALIBRATION"]).write_text("{}")
+        Path(app.config["PROFILE"]).unlink()
+        said = needs(referee.client)
+        assert len(said) == 1 and "does not know your deck" in said[0]  # calibrated now

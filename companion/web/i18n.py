@@ -42,6 +42,37 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "Dezelfde kaarten als bijgehouden.",
         "Samma kort som följts.",
     ),
+    "The camera is not calibrated yet.": (
+        "La cámara aún no está calibrada.",
+        "La caméra n'est pas encore calibrée.",
+        "De camera is nog niet gekalibreerd.",
+        "Kameran är inte kalibrerad än.",
+    ),
+    "Calibrate it": ("Calibrarla", "La calibrer", "Kalibreren", "Kalibrera den"),
+    "The camera does not know your deck yet: it will ask about most moves.": (
+        "La cámara aún no conoce tu baraja: preguntará por la mayoría de las jugadas.",
+        "La caméra ne connaît pas encore votre jeu : elle demandera la plupart des coups.",
+        "De camera kent je kaarten nog niet: ze vraagt naar de meeste zetten.",
+        "Kameran känner inte din kortlek än: den frågar om de flesta dragen.",
+    ),
+    "Teach it your deck": (
+        "Enséñale tu baraja",
+        "Apprenez-lui votre jeu",
+        "Leer haar je kaarten",
+        "Lär den din kortlek",
+    ),
+    "The saved deck profile cannot be used.": (
+        "El perfil de baraja guardado no se puede usar.",
+        "Le profil du jeu enregistré ne peut pas être utilisé.",
+        "Het bewaarde kaartprofiel kan niet worden gebruikt.",
+        "Den sparade kortleksprofilen kan inte användas.",
+    ),
+    "Save it again (the kept reads are learned again)": (
+        "Guárdalo de nuevo (las lecturas guardadas se aprenden otra vez)",
+        "Enregistrez-le à nouveau (les lectures gardées sont réapprises)",
+        "Bewaar het opnieuw (de bewaarde lezingen worden opnieuw geleerd)",
+        "Spara den igen (de sparade läsningarna lärs in igen)",
+    ),
     "Teach the camera your deck": (
         "Enseña tu baraja a la cámara",
         "Apprenez votre jeu à la caméra",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import segno
 from flask import Blueprint, current_app, flash, redirect, render_template, request, session, url_for
 
@@ -38,7 +40,38 @@ def _next_page() -> str:
 @bp.get("/")
 def index():
     has_camera = vision_of().camera is not None  # a camera attached: refereed from it by default
-    return render_template("index.html", matches=get_service(current_app).list(), has_camera=has_camera)
+    return render_template(
+        "index.html", matches=get_service(current_app).list(), has_camera=has_camera, setup=_camera_setup()
+    )
+
+
+def _camera_setup() -> list[tuple[str, str, str]]:
+    """What an attached camera still needs to referee well, for the referee's match list: (what,
+    action, page). Without a deck profile the shipped model reads an unknown deck poorly (the
+    referee is asked most moves); a profile it cannot use (another model's) is left out."""
+    vision = vision_of()
+    if vision.camera is None or not is_referee():
+        return []
+    needs = []
+    if not os.path.exists(current_app.config["CALIBRATION"]):
+        needs.append(("The camera is not calibrated yet.", "Calibrate it", url_for("pages.calibrate")))
+    if not os.path.exists(current_app.config["PROFILE"]):
+        needs.append(
+            (
+                "The camera does not know your deck yet: it will ask about most moves.",
+                "Teach it your deck",
+                url_for("pages.enrol"),
+            )
+        )
+    elif vision.scanner_loaded is not None and vision.profile_error:  # (e.g. made for another model)
+        needs.append(
+            (
+                "The saved deck profile cannot be used.",
+                "Save it again (the kept reads are learned again)",
+                url_for("pages.enrol"),
+            )
+        )
+    return needs
 
 
 @bp.get("/matches/<int:match_id>")
