@@ -363,6 +363,7 @@ def _enrol(args: argparse.Namespace) -> int:
         print("tweak enrol: no usable photo: nothing to save", file=sys.stderr)
         return 1
     profile.save(Path(args.profile))
+    kept = _keep_enrolled_cards(Path(args.profile), report.cards)
     missing = profile.missing
     print(
         f"wrote {args.profile}: {len(profile.enrolled)} labels from {report.used} photos in {report.seconds:.1f} s"
@@ -375,7 +376,23 @@ def _enrol(args: argparse.Namespace) -> int:
             else ""
         )
     )
+    if kept:
+        print(f"kept the cards it learned from in {kept} (copy it with the profile: the wizard adds to them)")
     return 1 if report.refused else 0
+
+
+def _keep_enrolled_cards(profile: Path, cards: dict) -> Path | None:
+    """The cards a profile was learned from, beside it (``scanner.read.kept``), so that the
+    dashboard's wizard can add reads to the profile later without dropping these."""
+    from scanner.read.kept import kept_folder, replace_cards
+
+    folder = kept_folder(profile)
+    try:
+        replace_cards(folder, cards)
+    except OSError as err:  # the profile is saved; only adding to it later needs the cards
+        print(f"tweak enrol: the cards could not be kept in {folder} ({err})", file=sys.stderr)
+        return None
+    return folder
 
 
 def _mat(args: argparse.Namespace) -> int:

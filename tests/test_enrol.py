@@ -14,6 +14,7 @@ from companion.cli import main
 from companion.web.vision import vision_of
 from scanner.labels import COLOURS
 from scanner.read.classify import CardClassifier
+from scanner.read.kept import kept_counts
 from scanner.read.profile import ProfileError, enrol_folder, load_profile
 from scanner.scan import load_scanner
 from scanner.synth.cards import random_style
@@ -50,6 +51,16 @@ def test_enrol_command_writes_a_versioned_profile(deck, tmp_path, capsys) -> Non
     reader = data["reader"]
     assert len(reader["classes"]) == 2 * len(LABELS) + 1 and reader["classes"][-1] == "none"
     assert reader["dims"][1] == 2 * len(LABELS)  # one direction fewer than classes
+    # the cards it learned from, beside it (a photo's card cut at each way's outline), which the
+    # dashboard's wizard learns again with its own reads; enrolling again replaces them
+    kept = kept_counts(tmp_path / "deck.cards")
+    assert set(kept) == set(LABELS) and all(n >= 1 for n in kept.values()), kept
+    assert "kept the cards it learned from in" in said.out
+    cards = tmp_path / "deck.cards"
+    (cards / "back-7").mkdir()
+    (cards / "back-7" / "1.png").write_bytes((cards / "red-5" / "1.png").read_bytes())  # (not in the photos)
+    assert main(["enrol", str(folder), "--profile", str(out)]) == 0
+    assert kept_counts(tmp_path / "deck.cards") == kept
 
 
 def test_profile_keeps_the_deck_readable(deck, tmp_path) -> None:

@@ -112,6 +112,20 @@ def _write(folder: Path, cards_by_label: dict[str, list[np.ndarray]], written: l
             written.append(sub / f"{number}{SUFFIX}")
 
 
+def replace_cards(folder: Path, cards_by_label: dict[str, list[np.ndarray]]) -> dict[str, int]:
+    """Keep exactly these cards (``tweak enrol``: a profile learned afresh from a folder of
+    photos), written beside the old ones first, which are removed only once all are written; how
+    many of each label are kept."""
+    folder = Path(folder)
+    fresh = folder.with_name(folder.name + ".new")
+    shutil.rmtree(fresh, ignore_errors=True)
+    fresh.mkdir(parents=True)
+    keep_cards(fresh, cards_by_label)
+    shutil.rmtree(folder, ignore_errors=True)
+    os.replace(fresh, folder)
+    return kept_counts(folder)
+
+
 def forget_cards(folder: Path, label: str) -> int:
     """Remove the kept cards of ``label``; how many there were."""
     if label not in LABELS:

@@ -339,6 +339,8 @@ class EnrolReport:
     used: int
     refused: list[str]
     seconds: float
+    #: the flat card images the profile was learned from, by label (``scanner.read.kept``)
+    cards: dict[str, list[np.ndarray]] = field(default_factory=dict)
 
 
 def photos_in(folder: Path) -> dict[str, list[Path]]:
@@ -470,7 +472,7 @@ def enrol_folder(folder: Path, scanner: Any, deck: str = "", progress: Any = Non
     aspect = float(np.median(aspects))
     profile = enrol_cards(scanner.classifier, cards, deck, aspect, progress, photos=photos)
     profile.problems = refused
-    return EnrolReport(profile, used, refused, time.perf_counter() - started)
+    return EnrolReport(profile, used, refused, time.perf_counter() - started, cards)
 
 
 def _scanned_outlines(frame: np.ndarray, scanner: Any, outlines: list[np.ndarray]) -> list[np.ndarray]:
