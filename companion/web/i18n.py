@@ -141,6 +141,13 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "Bewaarde lezingen (bij elke keer bewaren opnieuw geleerd):",
         "Sparade läsningar (lärs in igen vid varje sparning):",
     ),
+    "Not read yet:": ("Sin leer aún:", "Pas encore lues :", "Nog niet gelezen:", "Inte lästa än:"),
+    "Read once (a second read usually reads better):": (
+        "Leídas una vez (una segunda lectura suele leer mejor):",
+        "Lues une fois (une deuxième lecture lit en général mieux) :",
+        "Eén keer gelezen (een tweede lezing leest meestal beter):",
+        "Lästa en gång (en andra läsning läser oftast bättre):",
+    ),
     "Forget this card's reads": (
         "Olvidar las lecturas de esta carta",
         "Oublier les lectures de cette carte",
