@@ -87,6 +87,14 @@ def log_in_in_language(page, base: str, lang: str) -> None:
         page.get_by_test_id("login").tap()
 
 
+def open_enrolment_as_referee(page, base: str) -> None:
+    page.goto(base + "/")
+    page.get_by_test_id("pin").fill(PIN)
+    page.get_by_test_id("login").tap()
+    expect(page.get_by_test_id("role")).to_have_text("Referee")
+    page.goto(base + "/enrol")
+
+
 def tap_cards(page, container: str, names: list[str]) -> None:
     used: set[int] = set()
     elements = page.locator(f"#{container} .card")
@@ -357,11 +365,7 @@ def test_the_enrolment_wizard_skips_a_card_whose_edge_does_not_show(server, page
     app, url = server
     image, _ = card_photo_and_corners("green-3", deck("pips", 1), 7_000_100 + LABELS.index("green-3"))
     with camera_showing(app, image):
-        page.goto(url + "/")
-        page.get_by_test_id("pin").fill(PIN)
-        page.get_by_test_id("login").tap()
-        expect(page.get_by_test_id("role")).to_have_text("Referee")
-        page.goto(url + "/enrol")
+        open_enrolment_as_referee(page, url)
         page.get_by_test_id("enrol-read").tap()
         expect(page.get_by_test_id("enrol-warning-0")).to_contain_text("edge hardly shows", timeout=30_000)
         expect(page.get_by_test_id("enrol-label-0")).to_have_value("(skip)")
@@ -379,11 +383,7 @@ def test_the_enrolment_wizard_keeps_the_cards_read_and_forgets_one_on_request(se
     asked: list[str] = []
     page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
     with camera_showing(app, image):
-        page.goto(url + "/")
-        page.get_by_test_id("pin").fill(PIN)
-        page.get_by_test_id("login").tap()
-        expect(page.get_by_test_id("role")).to_have_text("Referee")
-        page.goto(url + "/enrol")
+        open_enrolment_as_referee(page, url)
         expect(page.get_by_test_id("enrol-kept")).to_be_hidden()
         expect(page.get_by_test_id("enrol-todo")).to_contain_text("Not read yet: red-1, red-2, red-3")
         page.get_by_test_id("enrol-read").tap()
