@@ -348,6 +348,10 @@ def _enrol(args: argparse.Namespace) -> int:
     from scanner.read.profile import ProfileError, enrol_folder, progress_bar
     from scanner.scan import load_scanner
 
+    where = Path(args.profile).resolve().parent
+    if not where.is_dir():  # (before a minute of learning)
+        print(f"tweak enrol: cannot write the profile {args.profile} (no folder {where})", file=sys.stderr)
+        return 2
     try:
         scanner = load_scanner(detector=args.detector)
         report = enrol_folder(
@@ -362,7 +366,11 @@ def _enrol(args: argparse.Namespace) -> int:
     if profile is None:
         print("tweak enrol: no usable photo: nothing to save", file=sys.stderr)
         return 1
-    profile.save(Path(args.profile))
+    try:
+        profile.save(Path(args.profile))
+    except OSError as err:
+        print(f"tweak enrol: cannot write the profile {args.profile} ({err.strerror or err})", file=sys.stderr)
+        return 2
     kept = _keep_enrolled_cards(Path(args.profile), report.cards)
     missing = profile.missing
     print(

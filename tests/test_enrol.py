@@ -63,6 +63,15 @@ def test_enrol_command_writes_a_versioned_profile(deck, tmp_path, capsys) -> Non
     assert kept_counts(tmp_path / "deck.cards") == kept
 
 
+def test_enrol_names_a_profile_path_it_cannot_write(deck, tmp_path, capsys) -> None:
+    folder, _ = deck
+    out = tmp_path / "no-such-folder" / "deck.json"
+    assert main(["enrol", str(folder), "--profile", str(out)]) == 2
+    said = capsys.readouterr().err
+    assert f"cannot write the profile {out}" in said and "Traceback" not in said
+    assert not (tmp_path / "no-such-folder").exists()
+
+
 def test_profile_keeps_the_deck_readable(deck, tmp_path) -> None:
     folder, style = deck
     scanner = load_scanner()

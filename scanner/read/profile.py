@@ -205,8 +205,11 @@ class DeckProfile:
         (a full disk) leaves the profile in use as it was."""
         path = Path(path)
         part = path.with_name(path.name + ".part")
-        part.write_text(json.dumps(self.as_json()) + "\n", encoding="utf-8")
-        os.replace(part, path)
+        try:
+            part.write_text(json.dumps(self.as_json()) + "\n", encoding="utf-8")
+            os.replace(part, path)
+        finally:
+            part.unlink(missing_ok=True)  # (gone once replaced; a failed write's half removed)
 
 
 def _lda_json(r: LinearDiscriminant) -> dict[str, Any]:
