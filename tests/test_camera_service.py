@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import cv2
@@ -166,6 +167,12 @@ def test_the_match_list_tells_the_referee_what_the_camera_still_needs(referee, a
         assert vision_of(app).scanner() is not None and vision_of(app).profile_error
         said = needs(referee.client)
         assert len(said) == 2 and "saved deck profile cannot be used" in said[1]
+        learning = threading.Event()  # (a profile being learned again from its kept cards)
+        vision_of(app).relearning = threading.Thread(target=learning.wait)
+        vision_of(app).relearning.start()
+        said = needs(referee.client)
+        learning.set()
+        assert "being learned again" in said[1] and "href" not in said[1]
         Path(app.config["CALIBRATION"]).write_text("{}")
         Path(app.config["PROFILE"]).unlink()
         said = needs(referee.client)

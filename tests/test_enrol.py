@@ -553,6 +553,41 @@ def test_an_unreadable_kept_card_is_named_and_the_profile_kept(referee, app) -> 
     assert "'purple' is not a card label" in referee.client.get("/api/enrol").get_json()["error"]
 
 
+def test_a_profile_of_another_model_is_learned_again_from_its_kept_cards(app) -> None:
+    """After an update that ships another model, a saved profile is refused ("enrol again"); where
+    its cards are all kept beside it, the dashboard learns it again from them in the background
+    and uses it. Not where a label of it has no kept card (the referee decides, in the wizard)."""
+    from scanner.labels import LABELS as ALL_LABELS
+    from scanner.read.adapt import card_image
+    from scanner.read.kept import keep_cards, kept_folder
+    from scanner.read.profile import enrol_cards
+    from scanner.train.enrol_eval import card_photo_and_corners
+
+    style = family_deck("texture", 1)
+    cards = {}
+    for label in ("red-5", "green-3"):
+        photo, corners = card_photo_and_corners(label, style, 7_000_100 + ALL_LABELS.index(label))
+        cards[label] = [card_image(photo, corners)]
+    classifier = CardClassifier()
+    old = enrol_cards(classifier, cards, deck="ours")
+    old.model_sha256 = "0" * 64  # (made with another model)
+    path = Path(app.config["PROFILE"])
+    old.save(path)
+    vision = vision_of(app)
+
+    keep_cards(kept_folder(path), {"red-5": cards["red-5"]})  # green-3's card not kept
+    assert vision.scanner().profile is None and "enrol the deck again" in vision.profile_error
+    assert vision.relearning is None
+
+    keep_cards(kept_folder(path), {"green-3": cards["green-3"]})
+    vision.forget_scanner()
+    assert vision.scanner().profile is None and "learning it again" in vision.profile_error
+    vision.relearning.join(timeout=300)
+    again = load_profile(path, classifier)  # this model's now
+    assert set(again.photos) == {"red-5", "green-3"} and again.deck == "ours"
+    assert vision.scanner().profile is not None and vision.profile_error is None
+
+
 def test_the_wizard_flags_a_card_whose_edge_does_not_show(referee, app) -> None:
     """The pips deck's green-3 under a lamp, on the camera: the scan finds a card there, but its
     outline shows hardly any edge (white card, white glare), so the wizard flags it to be read

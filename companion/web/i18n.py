@@ -61,6 +61,12 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "Leer haar je kaarten",
         "Lär den din kortlek",
     ),
+    "The deck profile is being learned again for this version (a minute or so).": (
+        "El perfil de la baraja se está aprendiendo de nuevo para esta versión (un minuto o así).",
+        "Le profil du jeu est réappris pour cette version (une minute environ).",
+        "Het kaartprofiel wordt opnieuw geleerd voor deze versie (een minuutje).",
+        "Kortlekens profil lärs in igen för den här versionen (någon minut).",
+    ),
     "The saved deck profile cannot be used.": (
         "El perfil de baraja guardado no se puede usar.",
         "Le profil du jeu enregistré ne peut pas être utilisé.",

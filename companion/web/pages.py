@@ -63,6 +63,8 @@ def _camera_setup() -> list[tuple[str, str, str]]:
                 url_for("pages.enrol"),
             )
         )
+    elif vision.relearning is not None and vision.relearning.is_alive():
+        needs.append(("The deck profile is being learned again for this version (a minute or so).", "", ""))
     elif vision.scanner_loaded is not None and vision.profile_error:  # (e.g. made for another model)
         needs.append(
             (

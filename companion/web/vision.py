@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 from flask import Flask, current_app
@@ -32,6 +34,7 @@ class Vision:
         # cards just read (their images and outlines' areas); confirmed crops by label, and areas
         self.enrolment: dict = {"last": [], "last_areas": [], "crops": {}, "areas": []}
         self._scanner: Any = _UNLOADED
+        self.relearning: threading.Thread | None = None  # a stale profile learned again (``_relearn``)
 
     def run(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Picture work, on the one vision thread."""
@@ -53,10 +56,51 @@ class Vision:
                 except ProfileError as err:  # a stale profile: the enrolment page says so; scan without it
                     self.profile_error = str(err)
                     self._scanner = load_scanner(calibration=saved)
+                    self._relearn(self._scanner)
             except (FileNotFoundError, ImportError, ValueError) as err:  # (ValueError: a finder it cannot use)
                 log.warning("camera view without recognition: %s", err)
                 self._scanner = None
         return self._scanner
+
+    def _relearn(self, scanner: Any) -> None:
+        """A profile made for another model (a software update) whose cards are all kept beside
+        it (``scanner.read.kept``) is learned again from them with this model, in the background
+        (a minute or so; scans go on without it meanwhile), and used once saved. Not where the
+        profile cannot be read, lacks kept cards for some of its labels (the referee then decides,
+        in the wizard), or is saved again meanwhile."""
+        from scanner.read.kept import kept_cards, kept_folder
+        from scanner.read.profile import ProfileError, enrol_cards, load_profile
+
+        path = Path(self.config["PROFILE"])
+        if self.relearning is not None:
+            return
+        try:
+            old = load_profile(path)
+            cards = kept_cards(kept_folder(path))
+            stamp = path.stat().st_mtime_ns
+        except (ProfileError, OSError):
+            return
+        if not cards or set(old.photos) - set(cards):
+            return
+        try:
+            old.check_model(scanner.classifier)
+            return  # (another fault than the model's)
+        except ProfileError:
+            pass
+
+        def learn() -> None:
+            try:
+                profile = enrol_cards(scanner.classifier, cards, deck=old.deck, aspect=old.aspect)
+                if path.stat().st_mtime_ns == stamp:  # (not saved by the wizard meanwhile)
+                    profile.save(path)
+                    log.info("the deck profile was learned again for this model from %s", kept_folder(path))
+                    self.forget_scanner()
+            except Exception:  # (a background thread: said in the log, the old profile stays unused)
+                log.exception("the deck profile could not be learned again")
+
+        self.profile_error = "the deck profile was made for another model: learning it again from its kept cards"
+        self.relearning = threading.Thread(target=learn, name="relearn-profile", daemon=True)
+        self.relearning.start()
 
     @property
     def scanner_loaded(self) -> Any:
