@@ -177,3 +177,5 @@ def test_the_match_list_tells_the_referee_what_the_camera_still_needs(referee, a
         Path(app.config["PROFILE"]).unlink()
         said = needs(referee.client)
         assert len(said) == 1 and "does not know your deck" in said[0]  # calibrated now
+    vision_of(app).camera = CameraService("virtual:3")  # the project's own deck, drawn: no set-up
+    assert needs(referee.client) == []

@@ -50,7 +50,8 @@ def _camera_setup() -> list[tuple[str, str, str]]:
     action, page). Without a deck profile the shipped model reads an unknown deck poorly (the
     referee is asked most moves); a profile it cannot use (another model's) is left out."""
     vision = vision_of()
-    if vision.camera is None or not is_referee():
+    # (the virtual table draws the project's own deck, framed as rendered: nothing to set up)
+    if vision.camera is None or not is_referee() or str(getattr(vision.camera, "spec", "")).startswith("virtual"):
         return []
     needs = []
     if not os.path.exists(current_app.config["CALIBRATION"]):
