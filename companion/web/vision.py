@@ -68,12 +68,12 @@ class Vision:
         (a minute or so; scans go on without it meanwhile), and used once saved. Not where the
         profile cannot be read, lacks kept cards for some of its labels (the referee then decides,
         in the wizard), or is saved again meanwhile."""
+        if self.relearning is not None:  # (once a process)
+            return
         from scanner.read.kept import kept_cards, kept_folder
         from scanner.read.profile import ProfileError, enrol_cards, load_profile
 
         path = Path(self.config["PROFILE"])
-        if self.relearning is not None:
-            return
         try:
             old = load_profile(path)
             cards = kept_cards(kept_folder(path))
