@@ -553,6 +553,20 @@ def test_an_unreadable_kept_card_is_named_and_the_profile_kept(referee, app) -> 
     assert "'purple' is not a card label" in referee.client.get("/api/enrol").get_json()["error"]
 
 
+def test_the_kept_cards_are_listed_when_the_saved_profile_cannot_be_read(referee, app) -> None:
+    """A profile file damaged (a copy cut short): the wizard names it and still lists the cards
+    kept beside it, from which a save learns the deck again."""
+    from scanner.read.kept import keep_cards, kept_folder
+
+    path = Path(app.config["PROFILE"])
+    crop = np.full((64, 48, 3), 200, np.uint8)
+    keep_cards(kept_folder(path), {"red-5": [crop], "green-3": [crop, crop]})
+    path.write_text("{ not a profile")
+    status = referee.client.get("/api/enrol").get_json()
+    assert status["kept"] == {"red-5": 1, "green-3": 2}
+    assert str(path) in status["error"] and status["saved"] == {}
+
+
 def test_a_profile_of_another_model_is_learned_again_from_its_kept_cards(app) -> None:
     """After an update that ships another model, a saved profile is refused ("enrol again"); where
     its cards are all kept beside it, the dashboard learns it again from them in the background

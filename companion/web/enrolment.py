@@ -66,10 +66,13 @@ def enrol_status():
     error = vision_of().profile_error
     try:
         kept = kept_counts(_kept_folder())
+    except ProfileError as err:
+        kept, error = {}, str(err)
+    try:  # (apart: the cards kept are shown, to learn again from, when the profile cannot be read)
         if os.path.exists(path):
             saved = load_profile(Path(path)).photos
     except ProfileError as err:
-        kept, error = {}, str(err)
+        error = str(err)
     return jsonify(
         {
             "pending": {label: len(c) for label, c in state["crops"].items()},
