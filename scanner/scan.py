@@ -54,6 +54,12 @@ class ScanSettings:
     # not one of them: the deck's own reader knows its cards, so its outline alone does not make it
     # a card (a score pad, a tile, another game's card); the same bar as the referee's noise
     enrolled_floor: float = 0.35
+    # the learned finder knows cards about this long (share of the frame's width: the renders' median,
+    # a camera at the mount's height); outlines between these many times longer (a camera nearer, not
+    # a close-up of one card or a mat's printed line) make it look again at a width showing them so
+    # long (farther, it finds small cards itself: RESULTS, sixteenth session)
+    learned_card_length: float = 0.053
+    rescale_between: tuple[float, float] = (1.3, 3.5)
 
 
 SETTINGS = ScanSettings()
@@ -133,13 +139,14 @@ class Scanner:
         started = time.perf_counter()
         mat = find_mat(frame, self.mat_layout) if self.mat_layout is not None else None
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        outlines = detect_cards(frame)
         if self.finder is None:
-            detections = detect_cards(frame)
+            detections = outlines
             for d in detections:
                 d.outlined = True
         else:
-            learned, prob = self.finder.find_and_map(frame, gray)
-            detections = fuse_outlines(learned, detect_cards(frame), prob, (frame.shape[1], frame.shape[0]))
+            learned, prob = self._find(frame, gray, outlines)
+            detections = fuse_outlines(learned, outlines, prob, (frame.shape[1], frame.shape[0]))
         source = mat.normalise_colour(frame) if mat is not None else frame
         crops = [card_crop(source, d.corners, self.classifier.margin) for d in detections]
         predictions = self._classify(crops)
@@ -193,6 +200,35 @@ class Scanner:
             cards = _drop_outlined_twice(cards)
         target = find_target(cards, (frame.shape[1], frame.shape[0]))
         return ScanResult(cards, target, mat, (time.perf_counter() - started) * 1000, rejected)
+
+    def _find(
+        self, frame: np.ndarray, gray: np.ndarray, outlines: list[Detection]
+    ) -> tuple[list[Detection], np.ndarray]:
+        """The learned finder's cards and map. The finder learned cards of one size in the frame
+        (a camera at the mount's height); where the classical outlines (art- and size-blind) show
+        cards of a size far from it that the finder did not find, it looks again at the width
+        that shows them at its size, and that look is kept if it finds more of the outlines."""
+        learned, prob = self.finder.find_and_map(frame, gray)
+        width = self._rescaled_width(learned, outlines, frame.shape[1])
+        if width is None:
+            return learned, prob
+        again, again_prob = self.finder.find_and_map(frame, gray, width)
+        if _outlines_found(again, outlines) > _outlines_found(learned, outlines):
+            return again, again_prob
+        return learned, prob
+
+    def _rescaled_width(self, learned: list[Detection], outlines: list[Detection], frame_width: int) -> int | None:
+        """The finder's input width that shows the outlined cards at the size it learned, where
+        some outline is not one of its cards and they are much longer than it learned; None
+        otherwise."""
+        if not outlines:
+            return None
+        length = float(np.median([_sides(d.corners)[1] for d in outlines])) / frame_width
+        ratio = length / SETTINGS.learned_card_length
+        low, high = SETTINGS.rescale_between
+        if not low < ratio <= high or _outlines_found(learned, outlines) == len(outlines):
+            return None
+        return max(64, int(round(self.finder.width / ratio / 16)) * 16)
 
     def _not_of_the_deck(self, pred: Any) -> bool:
         """With a deck profile: read as one of the deck's enrolled cards, but too unsurely to be one
@@ -655,6 +691,11 @@ def _accepted(pred: Any) -> bool:
 
 def _area(corners: np.ndarray) -> float:
     return float(cv2.contourArea(np.asarray(corners, np.float32).reshape(4, 2)))
+
+
+def _outlines_found(found: list[Detection], outlines: list[Detection]) -> int:
+    """How many of ``outlines`` one of ``found`` overlaps as the same card (``fuse_outlines``' bar)."""
+    return sum(any(quad_iou(o.corners, d.corners) >= DETECT_SETTINGS.fuse_same for d in found) for o in outlines)
 
 
 def _sides(corners: np.ndarray) -> tuple[float, float]:

@@ -13,6 +13,7 @@ from scanner.find.detect import Detection, fuse_outlines
 from scanner.metrics import expected_cards, match, quad_iou
 from scanner.read.adapt import SETTINGS, card_image
 from scanner.read.profile import enrol_cards, single_card
+from scanner.scan import SETTINGS as SCAN_SETTINGS
 from scanner.scan import Scanner, load_scanner
 from scanner.synth.families import CHECK_FAMILIES, FAMILIES, TUNING_FAMILIES, deck
 from scanner.synth.table import draw_scene, random_conditions, random_scene, render_table
@@ -61,10 +62,47 @@ def test_a_card_on_the_play_mat_alone_is_found() -> None:
 
 def _pips_centre_cards(seed: int):
     """A table of the pips family (no network trained on it) with its centre cards only."""
+    return _centre_cards(seed, "pips")
+
+
+def _centre_cards(seed: int, family: str, zoom: float = 1.0):
+    """A table of 1-4 centre cards of ``family``'s deck 1 and nothing else, the camera ``zoom``
+    times nearer (``benchmarks/families.py --few``)."""
     rng = random.Random(seed)
     scene = random_scene(rng, n_centre=rng.randint(1, 4))
     scene.cards = [c for c in scene.cards if c.role == "centre"]
-    return draw_scene(scene, random_conditions(rng), deck("pips", 1), rng, seed)
+    return draw_scene(scene, dataclasses.replace(random_conditions(rng), zoom=zoom), deck(family, 1), rng, seed)
+
+
+def test_cards_seen_from_a_camera_hung_lower_are_found_whole() -> None:
+    """Two cards of the dark family (a check family) with the camera 2.2 times nearer than the
+    finder learned: it saw their printed parts only, and the scan found neither; the outlines'
+    size makes it look again at a width that shows them at the size it knows."""
+    rendered = _centre_cards(42_000_019, "dark", zoom=2.2)
+    truth = [np.array(c["corners"]) for c in expected_cards(rendered.truth)[0]]
+    assert len(truth) == 2
+    found = load_scanner().scan(rendered.image).cards
+    assert len(found) == 2
+    assert all(max(quad_iou(t, c.corners) for c in found) > 0.9 for t in truth)
+
+
+def test_the_finder_looks_again_only_at_cards_much_longer_than_it_learned() -> None:
+    scanner = load_scanner()
+    frame_width = 1280
+
+    def card(length: float) -> Detection:  # an outline ``length`` of the frame's width long, portrait
+        long = length * frame_width
+        return Detection(box(100, 100, long / 1.4, long), 0.9)
+
+    two = [card(0.12), card(0.12)]
+    width = scanner._rescaled_width([], two, frame_width)
+    assert width is not None and width % 16 == 0
+    # the cards, that much longer, come out as long in the finder's input as it learned them
+    assert 0.12 * width == pytest.approx(SCAN_SETTINGS.learned_card_length * scanner.finder.width, rel=0.05)
+    assert scanner._rescaled_width(two, two, frame_width) is None  # the finder found them itself
+    assert scanner._rescaled_width([], [card(0.055)], frame_width) is None  # the size it learned
+    assert scanner._rescaled_width([], [card(0.03)], frame_width) is None  # farther: it finds them
+    assert scanner._rescaled_width([], [card(0.34)], frame_width) is None  # a mat's line, a close-up
 
 
 def test_touching_cards_each_outlined_whole_stay_two_cards(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -294,18 +294,20 @@ class CardFinder:
         options.inter_op_num_threads = 1
         self.session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
 
-    def preprocess(self, frame: np.ndarray) -> np.ndarray:
-        """The network's input for a BGR frame: 1 x 3 x h x w, shrunk (to ``self.width``) and normalised."""
+    def preprocess(self, frame: np.ndarray, width: int | None = None) -> np.ndarray:
+        """The network's input for a BGR frame: 1 x 3 x h x w, shrunk (to ``width``, by default
+        ``self.width``) and normalised."""
         h, w = frame.shape[:2]
-        size = input_size(w, h, self.width)
+        size = input_size(w, h, width or self.width)
         # (x / 255 - 0.5) / 0.25, as in training (scanner.train.finder), in one C++ pass
         small = downscale(frame, size)
         return cv2.dnn.blobFromImage(small, 1 / (255 * 0.25), size, (127.5, 127.5, 127.5), False, False)
 
-    def run(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def run(self, frame: np.ndarray, width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The network's map of inner card parts (probabilities) and its geometry map
-        (``GEOMETRY_CHANNELS`` x h x w), both at the output's reduced resolution."""
-        inner, geometry = self.session.run(None, {"frames": self.preprocess(frame)})
+        (``GEOMETRY_CHANNELS`` x h x w), both at the output's reduced resolution; ``width``: the
+        input's width, when not ``self.width``."""
+        inner, geometry = self.session.run(None, {"frames": self.preprocess(frame, width)})
         return 1 / (1 + np.exp(-inner[0, 0])), geometry[0]
 
     def find(self, frame: np.ndarray, gray: np.ndarray | None = None) -> list[Detection]:
@@ -313,11 +315,15 @@ class CardFinder:
         when the caller has it."""
         return self.find_and_map(frame, gray)[0]
 
-    def find_and_map(self, frame: np.ndarray, gray: np.ndarray | None = None) -> tuple[list[Detection], np.ndarray]:
+    def find_and_map(
+        self, frame: np.ndarray, gray: np.ndarray | None = None, width: int | None = None
+    ) -> tuple[list[Detection], np.ndarray]:
         """``find``'s cards and the network's map of card pixels they came from (probabilities, at
-        the output's reduced resolution): how much of any outline the network takes for card."""
+        the output's reduced resolution): how much of any outline the network takes for card.
+        ``width``: the input's width, when not ``self.width`` (cards seen nearer or farther than
+        the finder learned them: ``width_for``)."""
         h, w = frame.shape[:2]
-        prob, geometry = self.run(frame)
+        prob, geometry = self.run(frame, width)
         if gray is None:
             gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         return _mark_touching(_cards_from_geometry(prob, geometry, gray, (w, h))), prob
