@@ -55,11 +55,12 @@ class ScanSettings:
     # a card (a score pad, a tile, another game's card); the same bar as the referee's noise
     enrolled_floor: float = 0.35
     # the learned finder knows cards about this long (share of the frame's width: the renders' median,
-    # a camera at the mount's height); outlines between these many times longer (a camera nearer, not
-    # a close-up of one card or a mat's printed line) make it look again at a width showing them so
-    # long (farther, it finds small cards itself: RESULTS, sixteenth session)
+    # a camera at the mount's height); outlines between these many times longer (a camera nearer, a
+    # photo of a few cards) make it look again at a width showing them so long (farther, it finds
+    # small cards itself: RESULTS, sixteenth session) ...
     learned_card_length: float = 0.053
-    rescale_between: tuple[float, float] = (1.3, 3.5)
+    rescale_between: tuple[float, float] = (1.3, 10.0)
+    rescale_alone: float = 3.5  # ... but one outline alone longer than this is the play mat's printed line
 
 
 SETTINGS = ScanSettings()
@@ -219,14 +220,16 @@ class Scanner:
 
     def _rescaled_width(self, learned: list[Detection], outlines: list[Detection], frame_width: int) -> int | None:
         """The finder's input width that shows the outlined cards at the size it learned, where
-        some outline is not one of its cards and they are much longer than it learned; None
-        otherwise."""
+        some outline is not one of its cards and they are much longer than it learned (a lone
+        outline not far longer: a mat's printed line has a card's proportions); None otherwise."""
         if not outlines:
             return None
         length = float(np.median([_sides(d.corners)[1] for d in outlines])) / frame_width
         ratio = length / SETTINGS.learned_card_length
         low, high = SETTINGS.rescale_between
         if not low < ratio <= high or _outlines_found(learned, outlines) == len(outlines):
+            return None
+        if ratio > SETTINGS.rescale_alone and len(outlines) < 2:
             return None
         return max(64, int(round(self.finder.width / ratio / 16)) * 16)
 

@@ -102,7 +102,10 @@ def test_the_finder_looks_again_only_at_cards_much_longer_than_it_learned() -> N
     assert scanner._rescaled_width(two, two, frame_width) is None  # the finder found them itself
     assert scanner._rescaled_width([], [card(0.055)], frame_width) is None  # the size it learned
     assert scanner._rescaled_width([], [card(0.03)], frame_width) is None  # farther: it finds them
-    assert scanner._rescaled_width([], [card(0.34)], frame_width) is None  # a mat's line, a close-up
+    assert scanner._rescaled_width([], [card(0.34)], frame_width) is None  # alone: the mat's printed line
+    few = scanner._rescaled_width([], [card(0.34), card(0.34)], frame_width)  # a photo of a few cards
+    assert few is not None and 0.34 * few == pytest.approx(0.12 * width, rel=0.1)
+    assert scanner._rescaled_width([], [card(0.7), card(0.7)], frame_width) is None  # not cards of a table
 
 
 def test_touching_cards_each_outlined_whole_stay_two_cards(monkeypatch: pytest.MonkeyPatch) -> None:
