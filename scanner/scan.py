@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from scanner.find.detect import SETTINGS as DETECT_SETTINGS
-from scanner.find.detect import Detection, aspect_ratio, detect_cards, fuse_outlines
+from scanner.find.detect import Detection, aspect_ratio, contained_share, detect_cards, fuse_outlines, lying_apart
 from scanner.find.segment import profiles_across_sides, snap_many
 from scanner.geometry.crops import card_crop, order_portrait, rotate_corners
 from scanner.geometry.mat import MatLayout, MatView, find_markers, find_mat
@@ -61,6 +61,10 @@ class ScanSettings:
     learned_card_length: float = 0.053
     rescale_between: tuple[float, float] = (1.3, 10.0)
     rescale_alone: float = 3.5  # ... but one outline alone longer than this is the play mat's printed line
+    # ... and an outline tiled by the finder's quads of the size it learned (each this share of it
+    # or more, lying apart, together this share) is cards side by side, not one card seen nearer
+    group_part: float = 0.15
+    group_cover: float = 0.6
 
 
 SETTINGS = ScanSettings()
@@ -146,7 +150,7 @@ class Scanner:
             for d in detections:
                 d.outlined = True
         else:
-            learned, prob = self._find(frame, gray, outlines)
+            learned, prob = self._find(frame, gray, outlines, again=not pile)
             detections = fuse_outlines(learned, outlines, prob, (frame.shape[1], frame.shape[0]))
         source = mat.normalise_colour(frame) if mat is not None else frame
         crops = [card_crop(source, d.corners, self.classifier.margin) for d in detections]
@@ -203,14 +207,16 @@ class Scanner:
         return ScanResult(cards, target, mat, (time.perf_counter() - started) * 1000, rejected)
 
     def _find(
-        self, frame: np.ndarray, gray: np.ndarray, outlines: list[Detection]
+        self, frame: np.ndarray, gray: np.ndarray, outlines: list[Detection], again: bool = True
     ) -> tuple[list[Detection], np.ndarray]:
         """The learned finder's cards and map. The finder learned cards of one size in the frame
         (a camera at the mount's height); where the classical outlines (art- and size-blind) show
         cards of a size far from it that the finder did not find, it looks again at the width
-        that shows them at its size, and that look is kept if it finds more of the outlines."""
+        that shows them at its size, and that look is kept if it finds more of the outlines.
+        ``again=False``: not (a won pile spread out: its cards lie side by side in groups whose
+        joint outline has a card's proportions, and its picture is taken nearer)."""
         learned, prob = self.finder.find_and_map(frame, gray)
-        width = self._rescaled_width(learned, outlines, frame.shape[1])
+        width = self._rescaled_width(learned, outlines, frame.shape[1]) if again else None
         if width is None:
             return learned, prob
         again, again_prob = self.finder.find_and_map(frame, gray, width)
@@ -222,6 +228,9 @@ class Scanner:
         """The finder's input width that shows the outlined cards at the size it learned, where
         some outline is not one of its cards and they are much longer than it learned (a lone
         outline not far longer: a mat's printed line has a card's proportions); None otherwise."""
+        # (an outline holding two or more of the finder's cards, each a good share of it, is cards
+        # lying side by side, not one card seen nearer: a won pile spread out, touching cards)
+        outlines = [o for o in outlines if not _holds_cards(o, learned, frame_width)]
         if not outlines:
             return None
         length = float(np.median([_sides(d.corners)[1] for d in outlines])) / frame_width
@@ -694,6 +703,22 @@ def _accepted(pred: Any) -> bool:
 
 def _area(corners: np.ndarray) -> float:
     return float(cv2.contourArea(np.asarray(corners, np.float32).reshape(4, 2)))
+
+
+def _holds_cards(outline: Detection, learned: list[Detection], frame_width: int) -> bool:
+    """Whether ``outline`` is tiled by two or more of the finder's quads of the size it learned,
+    lying apart inside it (cards side by side), not dotted with its parts (a card's index corners
+    and numeral cover little of it; its printed frame and the panel inside are nested, not apart;
+    the halves it sees a card seen nearer as are longer than the cards it learned)."""
+    area = max(outline.area, 1e-6)
+    inside = [
+        d for d in learned if d.area >= SETTINGS.group_part * area and contained_share(outline.corners, d.corners) > 0.7
+    ]
+    apart = lying_apart(inside)
+    if len(apart) < 2 or sum(d.area for d in apart) < SETTINGS.group_cover * area:
+        return False
+    length = float(np.median([_sides(d.corners)[1] for d in apart])) / frame_width
+    return length <= SETTINGS.rescale_between[0] * SETTINGS.learned_card_length
 
 
 def _outlines_found(found: list[Detection], outlines: list[Detection]) -> int:

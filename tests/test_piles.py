@@ -155,6 +155,9 @@ class _FinderMissing:
     def __init__(self, finder, point: tuple[float, float]) -> None:
         self.finder, self.point = finder, point
 
+    def __getattr__(self, name: str):  # (the rest of the finder's interface: its input width)
+        return getattr(self.finder, name)
+
     def find(self, frame, *args):
         return self.find_and_map(frame, *args)[0]
 

@@ -106,6 +106,12 @@ def test_the_finder_looks_again_only_at_cards_much_longer_than_it_learned() -> N
     few = scanner._rescaled_width([], [card(0.34), card(0.34)], frame_width)  # a photo of a few cards
     assert few is not None and 0.34 * few == pytest.approx(0.12 * width, rel=0.1)
     assert scanner._rescaled_width([], [card(0.7), card(0.7)], frame_width) is None  # not cards of a table
+    # two cards of the size it learned side by side, outlined together: not one card seen nearer
+    long = SCAN_SETTINGS.learned_card_length * frame_width
+    pair = [Detection(box(100 + k * long / 1.4, 100, long / 1.4, long), 0.9) for k in (0, 1)]
+    together = Detection(box(100, 100, 2 * long / 1.4, long), 0.9)
+    assert scanner._rescaled_width(pair, [together], frame_width) is None
+    assert scanner._rescaled_width(pair[:1], [together], frame_width) is not None  # half of it: a part
 
 
 def test_touching_cards_each_outlined_whole_stay_two_cards(monkeypatch: pytest.MonkeyPatch) -> None:

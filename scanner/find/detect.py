@@ -356,14 +356,23 @@ class _Overlaps:
         return quad_iou(a.corners, b.corners) if self._meet(a, b) else 0.0
 
 
+def lying_apart(quads: list[Detection]) -> list[Detection]:
+    """Those of ``quads`` that lie apart from each other, largest first (``_apart``)."""
+    return _chosen_apart(quads, _Overlaps(quads))
+
+
 def _apart(quads: list[Detection], ov: _Overlaps) -> int:
     """How many of ``quads`` lie apart from each other (a card's parts pile up on each other as the
     finder votes for them; the cards on a mat lie side by side)."""
+    return len(_chosen_apart(quads, ov))
+
+
+def _chosen_apart(quads: list[Detection], ov: _Overlaps) -> list[Detection]:
     chosen: list[Detection] = []
     for d in sorted(quads, key=lambda q: -q.area):
         if all(ov.share(c, d) < 0.2 and ov.share(d, c) < 0.2 for c in chosen):
             chosen.append(d)
-    return len(chosen)
+    return chosen
 
 
 _NEIGHBOURS = np.array([(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)], np.float32)
