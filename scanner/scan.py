@@ -150,7 +150,7 @@ class Scanner:
             for d in detections:
                 d.outlined = True
         else:
-            learned, prob = self._find(frame, gray, outlines, again=not pile)
+            learned, prob = self._find(frame, gray, outlines, look_again=not pile)
             detections = fuse_outlines(learned, outlines, prob, (frame.shape[1], frame.shape[0]))
         source = mat.normalise_colour(frame) if mat is not None else frame
         crops = [card_crop(source, d.corners, self.classifier.margin) for d in detections]
@@ -207,40 +207,42 @@ class Scanner:
         return ScanResult(cards, target, mat, (time.perf_counter() - started) * 1000, rejected)
 
     def _find(
-        self, frame: np.ndarray, gray: np.ndarray, outlines: list[Detection], again: bool = True
+        self, frame: np.ndarray, gray: np.ndarray, outlines: list[Detection], look_again: bool = True
     ) -> tuple[list[Detection], np.ndarray]:
         """The learned finder's cards and map. The finder learned cards of one size in the frame
         (a camera at the mount's height); where the classical outlines (art- and size-blind) show
         cards of a size far from it that the finder did not find, it looks again at the width
         that shows them at its size, and that look is kept if it finds more of the outlines.
-        ``again=False``: not (a won pile spread out: its cards lie side by side in groups whose
-        joint outline has a card's proportions, and its picture is taken nearer)."""
+        ``look_again=False``: not (a won pile spread out: its cards lie side by side in groups
+        whose joint outline has a card's proportions, and its picture is taken nearer)."""
         learned, prob = self.finder.find_and_map(frame, gray)
-        width = self._rescaled_width(learned, outlines, frame.shape[1]) if again else None
+        width = self._rescaled_width(learned, outlines, frame.shape[1]) if look_again else None
         if width is None:
             return learned, prob
-        again, again_prob = self.finder.find_and_map(frame, gray, width)
-        if _outlines_found(again, outlines) > _outlines_found(learned, outlines):
-            return again, again_prob
+        second, second_prob = self.finder.find_and_map(frame, gray, width)
+        if _outlines_found(second, outlines) > _outlines_found(learned, outlines):
+            return second, second_prob
         return learned, prob
 
     def _rescaled_width(self, learned: list[Detection], outlines: list[Detection], frame_width: int) -> int | None:
         """The finder's input width that shows the outlined cards at the size it learned, where
-        some outline is not one of its cards and they are much longer than it learned (a lone
-        outline not far longer: a mat's printed line has a card's proportions); None otherwise."""
-        # (an outline holding two or more of the finder's cards, each a good share of it, is cards
-        # lying side by side, not one card seen nearer: a won pile spread out, touching cards)
-        outlines = [o for o in outlines if not _holds_cards(o, learned, frame_width)]
-        if not outlines:
-            return None
-        length = float(np.median([_sides(d.corners)[1] for d in outlines])) / frame_width
-        ratio = length / SETTINGS.learned_card_length
+        some outline is not one of its cards and they are much longer than it learned; None
+        otherwise (and for one outline alone far longer: a mat's printed line has a card's
+        proportions)."""
         low, high = SETTINGS.rescale_between
-        if not low < ratio <= high or _outlines_found(learned, outlines) == len(outlines):
+
+        def ratio(quads: list[Detection]) -> float:  # their median length over the learned one
+            return float(np.median([_sides(d.corners)[1] for d in quads])) / frame_width / SETTINGS.learned_card_length
+
+        if not outlines or not low < ratio(outlines) <= high:  # (most frames: no more work)
             return None
-        if ratio > SETTINGS.rescale_alone and len(outlines) < 2:
+        # an outline tiled by the finder's cards is cards side by side (touching), not one seen nearer
+        outlines = [o for o in outlines if not _holds_cards(o, learned, frame_width)]
+        if not outlines or not low < ratio(outlines) <= high or _outlines_found(learned, outlines) == len(outlines):
             return None
-        return max(64, int(round(self.finder.width / ratio / 16)) * 16)
+        if ratio(outlines) > SETTINGS.rescale_alone and len(outlines) < 2:
+            return None
+        return max(64, int(round(self.finder.width / ratio(outlines) / 16)) * 16)
 
     def _not_of_the_deck(self, pred: Any) -> bool:
         """With a deck profile: read as one of the deck's enrolled cards, but too unsurely to be one
