@@ -238,11 +238,14 @@ class Scanner:
             return None
         # an outline tiled by the finder's cards is cards side by side (touching), not one seen nearer
         outlines = [o for o in outlines if not _holds_cards(o, learned, frame_width)]
-        if not outlines or not low < ratio(outlines) <= high or _outlines_found(learned, outlines) == len(outlines):
+        if not outlines:
             return None
-        if ratio(outlines) > SETTINGS.rescale_alone and len(outlines) < 2:
+        longer = ratio(outlines)
+        if not low < longer <= high or (longer > SETTINGS.rescale_alone and len(outlines) < 2):
             return None
-        return max(64, int(round(self.finder.width / ratio(outlines) / 16)) * 16)
+        if _outlines_found(learned, outlines) == len(outlines):
+            return None
+        return max(64, int(round(self.finder.width / longer / 16)) * 16)
 
     def _not_of_the_deck(self, pred: Any) -> bool:
         """With a deck profile: read as one of the deck's enrolled cards, but too unsurely to be one
