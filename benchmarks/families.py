@@ -1,7 +1,7 @@
 """Unseen art: the scanner on decks of art families nobody trained on (issue: recognise any deck).
 
     python benchmarks/families.py [--families pips,texture,...] [--tables 40] [--deck 1] [--first SEED] [--clutter]
-        [--few] [--zoom Z] [--no-enrol] [--no-retake] [--shots N] [--finder PATH]
+        [--few] [--zoom Z] [--no-enrol] [--no-retake] [--shots N] [--laid-out N] [--finder PATH]
 
 For each family (``scanner/synth/families.py``: tuning families first, then the families kept for
 checking), one deck is drawn; it is enrolled from one photo per label (a card anywhere on a table,
@@ -15,8 +15,10 @@ lie on the tables too (``scanner/synth/clutter.py``); the cards found on them ar
 ``--zoom Z``: the camera Z times closer than one framing the table (cards Z times as long: another
 camera height or lens). ``--shots N``: N photos of each card to enrol from, each elsewhere in
 other light (the first taken again where refused, the others kept as taken). ``--no-enrol``:
-zero-shot only. ``--finder PATH``: another card finder (an ``.onnx`` file ``tweak
-fine-tune-finder`` wrote) in place of the shipped one.
+zero-shot only. ``--laid-out N``: the deck enrolled from N photos of each of the two sheets of the
+standard layout (``scanner.read.layout``: the cards laid out in rows) instead of one photo a card.
+``--finder PATH``: another card finder (an ``.onnx`` file ``tweak fine-tune-finder`` wrote) in
+place of the shipped one.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from scanner.read.profile import enrol_folder  # noqa: E402
 from scanner.scan import load_scanner  # noqa: E402
 from scanner.synth.families import CHECK_FAMILIES, TUNING_FAMILIES, deck  # noqa: E402
 from scanner.synth.table import draw_scene, random_conditions, random_scene, render_table  # noqa: E402
-from scanner.train.enrol_eval import enrol_photos  # noqa: E402
+from scanner.train.enrol_eval import enrol_layout_photos, enrol_photos  # noqa: E402
 
 
 def score(scanner, tables) -> dict[str, float]:
@@ -106,11 +108,16 @@ def main() -> None:
     parser.add_argument("--no-retake", action="store_true", help="keep the first photo of each label, even refused")
     parser.add_argument("--shots", type=int, default=1, help="photos of each card to enrol from")
     parser.add_argument("--finder", help="another card finder's .onnx file")
+    parser.add_argument(
+        "--laid-out", type=int, default=0, help="enrol from N photos of each laid-out sheet instead of one photo a card"
+    )
     args = parser.parse_args()
     if args.zoom <= 0:
         parser.error(f"--zoom {args.zoom}: give a factor above 0 (1: as rendered)")
     if args.shots < 1:
         parser.error(f"--shots {args.shots}: give 1 or more photos of each card")
+    if args.laid_out < 0:
+        parser.error(f"--laid-out {args.laid_out}: give 1 or more photos of each sheet (0: one photo a card)")
     if args.finder and not Path(args.finder).is_file():
         parser.error(f"--finder {args.finder}: no such file (a card_finder .onnx file)")
     cv2.setNumThreads(1)
@@ -125,6 +132,7 @@ def main() -> None:
     shown += f", zoom {args.zoom:g}" if args.zoom != 1.0 else ""
     shown += f", finder {args.finder}" if args.finder else ""
     shown += f", {args.shots} photos a card" if args.shots != 1 else ""
+    shown += f", enrolled from {args.laid_out} photos of each laid-out sheet" if args.laid_out else ""
     print(f"{args.tables} tables a family from seed {first}, deck {args.deck}, detector {args.detector}{shown}")
     print("family     kind    | zero-shot: recall precision labels frames | enrolled: recall precision labels frames")
     for family in args.families.split(","):
@@ -144,7 +152,11 @@ def main() -> None:
             )
             continue
         with tempfile.TemporaryDirectory() as tmp:
-            retaken = enrol_photos(d, Path(tmp), scanner.finder, args.deck, 0 if args.no_retake else 2, args.shots)
+            if args.laid_out:
+                enrol_layout_photos(d, Path(tmp), args.deck, args.laid_out)
+                retaken = 0
+            else:
+                retaken = enrol_photos(d, Path(tmp), scanner.finder, args.deck, 0 if args.no_retake else 2, args.shots)
             report = enrol_folder(Path(tmp), scanner)
         scanner.profile = report.profile
         enrolled = score(scanner, tables)

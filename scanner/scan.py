@@ -144,14 +144,7 @@ class Scanner:
         started = time.perf_counter()
         mat = find_mat(frame, self.mat_layout) if self.mat_layout is not None else None
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        outlines = detect_cards(frame)
-        if self.finder is None:
-            detections = outlines
-            for d in detections:
-                d.outlined = True
-        else:
-            learned, prob = self._find(frame, gray, outlines, look_again=not pile)
-            detections = fuse_outlines(learned, outlines, prob, (frame.shape[1], frame.shape[0]))
+        detections = self.find_cards(frame, gray, pile)
         source = mat.normalise_colour(frame) if mat is not None else frame
         crops = [card_crop(source, d.corners, self.classifier.margin) for d in detections]
         predictions = self._classify(crops)
@@ -205,6 +198,20 @@ class Scanner:
             cards = _drop_outlined_twice(cards)
         target = find_target(cards, (frame.shape[1], frame.shape[0]))
         return ScanResult(cards, target, mat, (time.perf_counter() - started) * 1000, rejected)
+
+    def find_cards(self, frame: np.ndarray, gray: np.ndarray | None = None, pile: bool = False) -> list[Detection]:
+        """The cards' outlines in ``frame`` before anything is read: the classical outlines and
+        the learned finder's cards fused, a card's outline winning over its printed parts (``scan``'s
+        first step; ``pile``: a won pile's picture, as in ``scan``)."""
+        outlines = detect_cards(frame)
+        if self.finder is None:
+            for d in outlines:
+                d.outlined = True
+            return outlines
+        if gray is None:
+            gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        learned, prob = self._find(frame, gray, outlines, look_again=not pile)
+        return fuse_outlines(learned, outlines, prob, (frame.shape[1], frame.shape[0]))
 
     def _find(
         self, frame: np.ndarray, gray: np.ndarray, outlines: list[Detection], look_again: bool = True

@@ -347,7 +347,8 @@ class EnrolReport:
 
 
 def photos_in(folder: Path) -> dict[str, list[Path]]:
-    """DIR/<label>/<photo>: the photos of each label. Unknown folder names are an error."""
+    """DIR/<label>/<photo>: the photos of each label. Unknown folder names are an error, and so is
+    a folder with neither these nor photos of laid-out cards (``layout_photos_in``)."""
     folder = Path(folder)
     if not folder.is_dir():
         raise ProfileError(f"{folder}: not a folder (expected one sub-folder per label, e.g. {folder}/red-5/)")
@@ -358,9 +359,18 @@ def photos_in(folder: Path) -> dict[str, list[Path]]:
                 f"{sub}: {sub.name!r} is not a card label (see DESIGN.md: red-5, back-7, tweak-joker...)"
             )
         out[sub.name] = sorted(p for p in sub.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
-    if not any(out.values()):
-        raise ProfileError(f"{folder}: no photos found (expected {folder}/<label>/*.jpg)")
+    if not any(out.values()) and not layout_photos_in(folder):
+        raise ProfileError(
+            f"{folder}: no photos found (expected {folder}/<label>/*.jpg, or photos of laid-out cards "
+            f"{folder}/<name>.jpg with their layout lists {folder}/<name>.txt)"
+        )
     return out
+
+
+def layout_photos_in(folder: Path) -> list[Path]:
+    """DIR/<name>.jpg: photos of laid-out cards, each named by its layout list DIR/<name>.txt
+    (``scanner.read.layout``)."""
+    return sorted(p for p in Path(folder).iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
 
 
 def enrol_cards(
@@ -470,12 +480,63 @@ def enrol_folder(folder: Path, scanner: Any, deck: str = "", progress: Any = Non
             photos[label] = photos.get(label, 0) + 1
             aspects.append(aspect_ratio(outlines[0]))
             used += 1
+    for path in layout_photos_in(folder):
+        named = _laid_out_cards(path, scanner, refused)
+        for label, (outline, images) in named.items():
+            cards.setdefault(label, []).extend(images)
+            photos[label] = photos.get(label, 0) + 1
+            aspects.append(aspect_ratio(outline))
+        used += bool(named)
     if not cards:
         return EnrolReport(None, 0, refused, time.perf_counter() - started)
     aspect = float(np.median(aspects))
     profile = enrol_cards(scanner.classifier, cards, deck, aspect, progress, photos=photos)
     profile.problems = refused
     return EnrolReport(profile, used, refused, time.perf_counter() - started, cards)
+
+
+def _laid_out_cards(path: Path, scanner: Any, refused: list[str]) -> dict[str, tuple[np.ndarray, list[np.ndarray]]]:
+    """A photo of laid-out cards named by its layout list (``scanner.read.layout``): each label's
+    outline and its card cut at that outline and at the classical outline of the same place where
+    it differs (as a single card's photo is cut at each way's outline). A photo that cannot be
+    read, has no list or does not match it is refused (in ``refused``, why); a card whose edge
+    does not show (glare) is left out of it, and said."""
+    import cv2
+
+    from scanner.find.detect import detect_cards
+    from scanner.metrics import quad_iou
+    from scanner.read.adapt import card_image
+    from scanner.read.layout import LayoutError, name_cards, read_layout
+
+    frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if frame is None:
+        refused.append(f"{path}: cannot be read as an image")
+        return {}
+    listed = path.with_suffix(".txt")
+    if not listed.is_file():
+        refused.append(
+            f"{path}: a photo of laid-out cards needs its layout list {listed.name} beside it "
+            "(one line per row of cards, the labels left to right, e.g. 'red-1 red-2 red-3')"
+        )
+        return {}
+    try:
+        named = name_cards(frame, read_layout(listed), scanner, str(path))
+    except LayoutError as err:
+        refused.append(str(err))
+        return {}
+    outlines = [d.corners for d in detect_cards(frame)]
+    out: dict[str, tuple[np.ndarray, list[np.ndarray]]] = {}
+    for label, quad in named.items():
+        if not edge_shows(frame, quad):
+            refused.append(f"{path}: {label}'s edge hardly shows against the table (glare?): not learned from it")
+            continue
+        cuts = [quad] + [
+            o
+            for o in outlines
+            if SETTINGS.same_outline > quad_iou(o, quad) >= SETTINGS.same_place and edge_shows(frame, o)
+        ]
+        out[label] = (quad, [card_image(frame, q) for q in cuts])
+    return out
 
 
 def _scanned_outlines(frame: np.ndarray, scanner: Any, outlines: list[np.ndarray]) -> list[np.ndarray]:

@@ -716,6 +716,31 @@ def render_state(
     return draw_scene(state_scene(state, seed), cond, style, rng, seed)
 
 
+def layout_scene(rows: list[list[str]] | tuple, rng: random.Random) -> Scene:
+    """Cards laid out for enrolment (``scanner.read.layout``): rows of the given labels, a finger's
+    width apart, each card a little off its place and angle, as hands lay them."""
+    pitch_x, pitch_y, margin = 92.0, 114.0, 150.0
+    columns = max(len(row) for row in rows)
+    width, height = columns * pitch_x + 2 * margin, len(rows) * pitch_y + 2 * margin
+    scene = Scene((width, height))
+    for r, row in enumerate(rows):
+        for c, label in enumerate(row):
+            x = margin + (c + 0.5) * pitch_x + rng.uniform(-4, 4)
+            y = margin + (r + 0.5) * pitch_y + rng.uniform(-4, 4)
+            scene.cards.append(PlacedCard(label, (x, y), rng.uniform(-6, 6), "centre"))
+    return scene
+
+
+def render_layout(
+    rows: list[list[str]] | tuple, style: ArtStyle | FamilyDeck | AnewDeck, seed: int, zoom: float = 1.0
+) -> RenderedTable:
+    """A photo of cards laid out in ``rows`` (``layout_scene``), taken by hand: everyday light,
+    the camera held about square to the rows (within 15 degrees)."""
+    rng = random.Random(seed)
+    cond = replace(random_conditions(rng), camera_angle=rng.uniform(-0.26, 0.26), hand=False, zoom=zoom)
+    return draw_scene(layout_scene(rows, rng), cond, style, rng, seed)
+
+
 def room_conditions(surface: str, kelvin: int = 5000, camera_angle: float | None = 0.0) -> Conditions:
     """A living room under a mounted camera: neutral light, slight tilt and lens distortion, no glare."""
     return Conditions(

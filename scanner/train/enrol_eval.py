@@ -66,6 +66,23 @@ def enrol_photos(style: Any, folder: Path, finder: Any = None, deck: int = 1, re
     return retaken
 
 
+def enrol_layout_photos(style: Any, folder: Path, deck: int = 1, shots: int = 1) -> None:
+    """Photos of the whole deck laid out in the standard layout's rows (``layout.STANDARD_LAYOUT``:
+    two photos), each with its layout list, in ``folder`` (``sheet-<k>-<shot>.jpg`` and ``.txt``);
+    ``shots``: the layout laid and photographed that many times, each in other light."""
+    from scanner.read.layout import STANDARD_LAYOUT
+    from scanner.synth.table import render_layout
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for shot in range(shots):
+        for k, rows in enumerate(STANDARD_LAYOUT):
+            seed = 7_500_000 + 100 * deck + 10 * shot + k
+            photo = render_layout([list(row) for row in rows], style, seed).image
+            stem = folder / f"sheet-{k + 1}-{shot + 1}"
+            cv2.imwrite(str(stem.with_suffix(".jpg")), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            stem.with_suffix(".txt").write_text("\n".join(" ".join(row) for row in rows) + "\n", encoding="utf-8")
+
+
 RETAKE_SEEDS = 100_000  # a retaken photo's seed: the first one's plus this for each retake
 
 

@@ -1,0 +1,105 @@
+"""Enrolment from photos of laid-out cards (``scanner.read.layout``): the rows found and named in
+reading order, a photo that does not match its list refused before any card is named, the deck
+learned from two photos."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cli import main
+from scanner.labels import LABELS
+from scanner.metrics import quad_iou
+from scanner.read.layout import STANDARD_LAYOUT, LayoutError, name_cards, parse_layout, reading_order
+from scanner.read.profile import load_profile
+from scanner.scan import load_scanner
+from scanner.synth.families import deck as family_deck
+from scanner.synth.table import render_layout
+from scanner.train.enrol_eval import card_photo
+
+ROWS = [["red-3", "purple-3", "blue-5"], ["back-9", "tweak-bomb", "green-1"]]
+
+
+@pytest.fixture(scope="module")
+def scanner():
+    return load_scanner()
+
+
+def test_the_standard_layout_holds_every_label_once() -> None:
+    laid = [label for sheet in STANDARD_LAYOUT for row in sheet for label in row]
+    assert sorted(laid) == sorted(LABELS)
+
+
+def test_a_layout_list_names_its_line_when_wrong() -> None:
+    with pytest.raises(LayoutError, match=r"t\.txt, line 2: 'red-7' is not a card label"):
+        parse_layout("red-1\nred-7", "t.txt")
+    with pytest.raises(LayoutError, match=r"line 3: red-1 is named twice \(also on line 1\)"):
+        parse_layout("red-1\n\nred-2 red-1", "t.txt")
+    with pytest.raises(LayoutError, match="no labels"):
+        parse_layout("# nothing\n", "t.txt")
+
+
+def test_rows_are_read_across_a_turned_photo() -> None:
+    """A grid of portrait cards photographed 20 degrees turned, given in shuffled order: rows top
+    to bottom, each left to right in the picture (sorting by y alone mixes the rows' ends)."""
+    card = np.array([[-31, -44], [31, -44], [31, 44], [-31, 44]], np.float32)
+    turn = np.deg2rad(20)
+    rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]], np.float32)
+    places = [(x * 92.0, y * 114.0) for y in range(3) for x in range(5)]
+    quads = [(card + p) @ rot.T + 500 for p in places]
+    order = np.random.default_rng(1).permutation(len(quads))
+    rows = reading_order([quads[i] for i in order])
+    assert [[int(order[i]) for i in row] for row in rows] == [list(range(r * 5, r * 5 + 5)) for r in range(3)]
+
+
+def test_laid_out_cards_of_an_unseen_art_are_named_in_their_places(scanner) -> None:
+    """The dark family (no network trained on it), both sheets of the standard layout: every card
+    named at its own place."""
+    dark = family_deck("dark", 3)
+    for sheet, rows in enumerate(STANDARD_LAYOUT):
+        rendered = render_layout([list(row) for row in rows], dark, 60 + sheet)
+        truth = {c["label"]: np.array(c["corners"], np.float32) for c in rendered.truth["cards"]}
+        named = name_cards(rendered.image, [list(row) for row in rows], scanner, "sheet")
+        assert sorted(named) == sorted(truth)
+        assert all(quad_iou(quad, truth[label]) >= 0.6 for label, quad in named.items())
+
+
+def test_a_photo_that_does_not_match_its_list_is_refused(scanner) -> None:
+    """A row with a card fewer than the list says: naming on would shift every name after it."""
+    dark = family_deck("dark", 3)
+    rendered = render_layout(ROWS, dark, 7)
+    wanted = [ROWS[0], [*ROWS[1], "green-2"]]
+    with pytest.raises(LayoutError, match="found rows of 3, 3 cards, the layout list has 3, 4"):
+        name_cards(rendered.image, wanted, scanner, "p.jpg")
+
+
+def test_a_deck_is_learned_from_a_photo_of_laid_out_cards(scanner, tmp_path, capsys) -> None:
+    """``tweak enrol`` on a folder holding a laid-out photo and its list (and a single card's photo
+    beside it), an art no network trained on: every label learned, and the profile reads the
+    laid-out cards' single photos (other light, elsewhere) as their labels; a photo without its
+    list is named, not guessed."""
+    art = family_deck("wallpaper", 3)
+    rendered = render_layout(ROWS, art, 11)
+    photos = tmp_path / "photos"
+    (photos / "yellow-2").mkdir(parents=True)
+    cv2.imwrite(str(photos / "sheet.jpg"), rendered.image)
+    (photos / "sheet.txt").write_text("\n".join(" ".join(row) for row in ROWS) + "\n")
+    cv2.imwrite(str(photos / "stray.jpg"), rendered.image)
+    cv2.imwrite(str(photos / "yellow-2" / "0.jpg"), card_photo("yellow-2", art, 5))
+    profile_path = tmp_path / "deck.json"
+    assert main(["enrol", str(photos), "--profile", str(profile_path)]) == 1  # (a photo refused)
+    out, err = capsys.readouterr()
+    assert "stray.jpg: a photo of laid-out cards needs its layout list stray.txt" in err
+    assert "7 labels from 2 photos" in out  # the laid-out photo and the single card's
+    profile = load_profile(profile_path, scanner.classifier)
+    assert sorted(profile.enrolled) == sorted([*ROWS[0], *ROWS[1], "yellow-2"])
+    scanner.profile = load_profile(profile_path, scanner.classifier)
+    try:
+        read = 0
+        for k, label in enumerate(label for row in ROWS for label in row):
+            cards = scanner.scan(card_photo(label, art, 900 + k)).cards
+            read += len(cards) == 1 and cards[0].label == label
+    finally:
+        scanner.profile = None
+    assert read >= 5, read
