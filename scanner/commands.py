@@ -468,7 +468,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_score)
 
     p = sub.add_parser("enrol", help="teach the scanner your deck: DIR/<label>/*.jpg -> a deck profile")
-    p.add_argument("folder", metavar="DIR", help="one sub-folder per label (red-5, back-7, tweak-joker...)")
+    p.add_argument(
+        "folder",
+        metavar="DIR",
+        help="one sub-folder per label (red-5, back-7, tweak-joker...) with photos of that card, and/or "
+        "photos of laid-out cards DIR/<name>.jpg, each with DIR/<name>.txt naming its rows "
+        "(one line a row, the labels left to right as the photo shows them)",
+    )
     p.add_argument("--profile", required=True, help="the profile file to write (JSON)")
     p.add_argument("--deck", help="a name for the deck (default: the folder's name)")
     p.add_argument("--detector", choices=("auto", "classical", "learned"), default="auto")

@@ -103,3 +103,30 @@ def test_a_deck_is_learned_from_a_photo_of_laid_out_cards(scanner, tmp_path, cap
     finally:
         scanner.profile = None
     assert read >= 5, read
+
+
+def test_the_wizard_names_laid_out_cards_by_their_sheet(referee, app) -> None:
+    """The dashboard's wizard with a sheet of the standard layout under the camera: each card
+    proposed as its place's label; the other sheet's rows are refused with what was seen; a sheet
+    that is not one is a 400."""
+    from tests.helpers import camera_showing
+
+    rows = [list(row) for row in STANDARD_LAYOUT[1]]
+    rendered = render_layout(rows, family_deck("wallpaper", 3), 21)
+    truth = {c["label"]: np.array(c["corners"], np.float32) for c in rendered.truth["cards"]}
+    with camera_showing(app, rendered.image):
+        read = referee.post("/api/enrol/capture", json={"sheet": 2})
+        assert read.status_code == 200, read.get_json()
+        cards = read.get_json()["cards"]
+        assert sorted(c["proposed"] for c in cards) == sorted(truth)
+        for card in cards:
+            assert quad_iou(np.array(card["corners"], np.float32), truth[card["proposed"]]) >= 0.6
+        wrong = referee.post("/api/enrol/capture", json={"sheet": 1})
+        assert wrong.status_code == 422
+        assert "found rows of 6, 6, 6, 4 cards, the layout list has 6, 6, 6, 6" in wrong.get_json()["message"]
+        assert referee.post("/api/enrol/capture", json={"sheet": 3}).status_code == 400
+        assert referee.post("/api/enrol/capture", json={"sheet": True}).status_code == 400
+        # the proposals confirmed as they are
+        labels = [c["proposed"] for c in cards]
+        assert referee.post("/api/enrol/confirm", json={"labels": labels}).status_code == 200
+        assert referee.client.get("/api/enrol").get_json()["pending"] == dict.fromkeys(labels, 1)

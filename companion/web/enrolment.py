@@ -89,12 +89,19 @@ def enrol_capture():
     """Read the cards under the camera (one, or a whole colour spread out) and propose labels; a
     card whose outline shows no edge (glare, a table the card's colour) is flagged to be skipped,
     as ``tweak enrol`` refuses such a photo: learned from a wrong outline, its card reads as another.
-    So is an outline much smaller than the deck's usual card (the camera is fixed): a printed panel."""
+    So is an outline much smaller than the deck's usual card (the camera is fixed): a printed panel.
+    ``{"sheet": 1 | 2}``: the cards lie in the rows of that sheet of the standard layout
+    (``scanner.read.layout``), and each is proposed as its place's label (rows that do not hold
+    the sheet's counts are refused, before any card is named)."""
     import cv2
 
     from scanner.read.adapt import card_image
+    from scanner.read.layout import STANDARD_LAYOUT, LayoutError
     from scanner.read.profile import edge_shown
 
+    sheet = optional_object().get("sheet")
+    if sheet is not None and (isinstance(sheet, bool) or sheet not in range(1, len(STANDARD_LAYOUT) + 1)):
+        abort(400, description=f"sheet: {sheet!r} is not a sheet of the standard layout (1 or 2), or leave it out")
     camera = vision_of().camera
     frame = camera.latest() if camera is not None else None
     if frame is None:
@@ -106,13 +113,19 @@ def enrol_capture():
         return jsonify(
             {"error": "no_scanner", "message": "the recognition models are not installed"}
         ), 409  # (a state, not a server fault)
-    result = vision_of().run(scanner.scan, frame)
-    if not result.cards:
+    if sheet is None:
+        cards = vision_of().run(scanner.scan, frame).cards
+    else:
+        try:
+            cards = vision_of().run(_laid_out, frame, STANDARD_LAYOUT[sheet - 1], scanner)
+        except LayoutError as err:
+            return jsonify({"error": "layout", "message": str(err)}), 422
+    if not cards:
         return jsonify({"error": "no_card", "message": "no card seen: lay the cards face up, apart"}), 422
     state = vision_of().enrolment
-    state["last"] = vision_of().run(lambda: [card_image(frame, c.corners) for c in result.cards])
-    shown = [edge_shown(frame, c.corners) for c in result.cards]
-    areas = [float(cv2.contourArea(c.corners.astype("float32"))) for c in result.cards]
+    state["last"] = vision_of().run(lambda: [card_image(frame, c.corners) for c in cards])
+    shown = [edge_shown(frame, c.corners) for c in cards]
+    areas = [float(cv2.contourArea(c.corners.astype("float32"))) for c in cards]
     state["last_areas"] = areas
     usual = _usual_area(state["areas"], areas)
     return jsonify(
@@ -129,11 +142,20 @@ def enrol_capture():
                     "area_share": None if usual is None else round(area / usual, 2),  # of the usual card's area
                     "warning": _warning(edge, area, usual),
                 }
-                for i, (c, edge, area) in enumerate(zip(result.cards, shown, areas))
+                for i, (c, edge, area) in enumerate(zip(cards, shown, areas))
             ],
             "size": [int(frame.shape[1]), int(frame.shape[0])],
         }
     )
+
+
+def _laid_out(frame, rows, scanner) -> list:
+    """The cards of the standard layout's rows, each as a sure reading of its place's label."""
+    from scanner.read.layout import name_cards
+    from scanner.scan import ScannedCard
+
+    named = name_cards(frame, [list(row) for row in rows], scanner, "the camera's picture")
+    return [ScannedCard(label, quad, 1.0, None) for label, quad in named.items()]
 
 
 @bp.post("/enrol/confirm")
