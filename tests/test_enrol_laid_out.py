@@ -18,7 +18,7 @@ from scanner.synth.families import deck as family_deck
 from scanner.synth.table import render_layout
 from scanner.train.enrol_eval import card_photo
 
-ROWS = [["red-3", "purple-3", "blue-5"], ["back-9", "tweak-bomb", "green-1"]]
+ROWS = [["red-3", "purple-3", "blue-5"], ["back-9", "tweak-bomb"]]
 
 
 @pytest.fixture(scope="module")
@@ -26,9 +26,16 @@ def scanner():
     return load_scanner()
 
 
-def test_the_standard_layout_holds_every_label_once() -> None:
+def test_the_standard_layout_holds_every_label_once_and_no_turned_photo_matches_it() -> None:
+    """Each sheet's rows' counts differ from its own counts turned half round (a photo from the
+    other side of the table) and a quarter round (its columns' counts, either way)."""
     laid = [label for sheet in STANDARD_LAYOUT for row in sheet for label in row]
     assert sorted(laid) == sorted(LABELS)
+    for sheet in STANDARD_LAYOUT:
+        counts = [len(row) for row in sheet]
+        columns = [sum(len(row) > c for row in sheet) for c in range(max(counts))]
+        assert counts not in (counts[::-1], columns, columns[::-1])
+        assert parse_layout("\n".join(" ".join(row) for row in sheet), "sheet") == [list(row) for row in sheet]
 
 
 def test_a_layout_list_names_its_line_when_wrong() -> None:
@@ -38,6 +45,9 @@ def test_a_layout_list_names_its_line_when_wrong() -> None:
         parse_layout("red-1\n\nred-2 red-1", "t.txt")
     with pytest.raises(LayoutError, match="no labels"):
         parse_layout("# nothing\n", "t.txt")
+    # rows that read the same turned round: a photo from the other side would name them backwards
+    with pytest.raises(LayoutError, match="rows of 2, 1, 2 cards read the same turned round"):
+        parse_layout("red-1 red-2\nred-3\nred-4 red-5", "t.txt")
 
 
 def test_rows_are_read_across_a_turned_photo() -> None:
@@ -70,7 +80,7 @@ def test_a_photo_that_does_not_match_its_list_is_refused(scanner) -> None:
     dark = family_deck("dark", 3)
     rendered = render_layout(ROWS, dark, 7)
     wanted = [ROWS[0], [*ROWS[1], "green-2"]]
-    with pytest.raises(LayoutError, match="found rows of 3, 3 cards, the layout list has 3, 4"):
+    with pytest.raises(LayoutError, match="found rows of 3, 2 cards, the layout list has 3, 3"):
         name_cards(rendered.image, wanted, scanner, "p.jpg")
 
 
@@ -91,28 +101,34 @@ def test_a_deck_is_learned_from_a_photo_of_laid_out_cards(scanner, tmp_path, cap
     assert main(["enrol", str(photos), "--profile", str(profile_path)]) == 1  # (a photo refused)
     out, err = capsys.readouterr()
     assert "stray.jpg: a photo of laid-out cards needs its layout list stray.txt" in err
-    assert "7 labels from 2 photos" in out  # the laid-out photo and the single card's
+    laid = [label for row in ROWS for label in row]
+    # (a card whose edge does not show in the photo, under glare, is left out and named)
+    hidden = {label for label in laid if f"{label}'s edge hardly shows" in err}
+    learned = [label for label in laid if label not in hidden]
+    assert len(learned) >= 4
+    assert f"{len(learned) + 1} labels from 2 photos" in out  # the laid-out photo and the single card's
     profile = load_profile(profile_path, scanner.classifier)
-    assert sorted(profile.enrolled) == sorted([*ROWS[0], *ROWS[1], "yellow-2"])
-    scanner.profile = load_profile(profile_path, scanner.classifier)
+    assert sorted(profile.enrolled) == sorted([*learned, "yellow-2"])
+    scanner.profile = profile
     try:
         read = 0
-        for k, label in enumerate(label for row in ROWS for label in row):
+        for k, label in enumerate(learned):
             cards = scanner.scan(card_photo(label, art, 900 + k)).cards
             read += len(cards) == 1 and cards[0].label == label
     finally:
         scanner.profile = None
-    assert read >= 5, read
+    assert read >= len(learned) - 1, (read, learned)
 
 
 def test_the_wizard_names_laid_out_cards_by_their_sheet(referee, app) -> None:
     """The dashboard's wizard with a sheet of the standard layout under the camera: each card
     proposed as its place's label; the other sheet's rows are refused with what was seen; a sheet
-    that is not one is a 400."""
+    that is not one is a 400. (On a plain table: on a checked cloth a square may be found as a
+    card, and the rows are then refused.)"""
     from tests.helpers import camera_showing
 
     rows = [list(row) for row in STANDARD_LAYOUT[1]]
-    rendered = render_layout(rows, family_deck("wallpaper", 3), 21)
+    rendered = render_layout(rows, family_deck("wallpaper", 3), 21, surface="felt")
     truth = {c["label"]: np.array(c["corners"], np.float32) for c in rendered.truth["cards"]}
     with camera_showing(app, rendered.image):
         read = referee.post("/api/enrol/capture", json={"sheet": 2})
@@ -123,7 +139,7 @@ def test_the_wizard_names_laid_out_cards_by_their_sheet(referee, app) -> None:
             assert quad_iou(np.array(card["corners"], np.float32), truth[card["proposed"]]) >= 0.6
         wrong = referee.post("/api/enrol/capture", json={"sheet": 1})
         assert wrong.status_code == 422
-        assert "found rows of 6, 6, 6, 4 cards, the layout list has 6, 6, 6, 6" in wrong.get_json()["message"]
+        assert "found rows of 6, 6, 4, 4 cards, the layout list has 6, 6, 6, 6, 2" in wrong.get_json()["message"]
         assert referee.post("/api/enrol/capture", json={"sheet": 3}).status_code == 400
         assert referee.post("/api/enrol/capture", json={"sheet": True}).status_code == 400
         # the proposals confirmed as they are

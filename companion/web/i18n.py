@@ -95,20 +95,20 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
     "Laid out, sheet 1": ("Dispuestas, hoja 1", "Disposées, feuille 1", "Uitgelegd, blad 1", "Utlagda, blad 1"),
     "Laid out, sheet 2": ("Dispuestas, hoja 2", "Disposées, feuille 2", "Uitgelegd, blad 2", "Utlagda, blad 2"),
     "Laid out in rows, each card is named by its place. Sheet 1: rows red, orange, yellow, green, each "
-    "1 to 6. Sheet 2: rows blue 1-6, purple 1-6, backs 7-10 with the blue 7 and a T! back, then thief, "
-    "joker, shifter, bomb.": (
+    "1 to 6, then backs 7 and 8. Sheet 2: rows blue 1-6, purple 1-6, backs 9 and 10 with the blue 7 and "
+    "a T! back, then thief, joker, shifter, bomb.": (
         "Dispuestas en filas, cada carta se nombra por su lugar. Hoja 1: filas rojo, naranja, amarillo, "
-        "verde, cada una del 1 al 6. Hoja 2: filas azul 1-6, morado 1-6, dorsos 7-10 con el 7 azul y un "
-        "dorso T!, luego ladrón, comodín, cambia el objetivo, bomba.",
+        "verde, cada una del 1 al 6, luego los dorsos 7 y 8. Hoja 2: filas azul 1-6, morado 1-6, dorsos 9 "
+        "y 10 con el 7 azul y un dorso T!, luego ladrón, comodín, cambia el objetivo, bomba.",
         "Disposées en rangées, chaque carte est nommée par sa place. Feuille 1 : rangées rouge, orange, "
-        "jaune, vert, chacune de 1 à 6. Feuille 2 : rangées bleu 1-6, violet 1-6, dos 7-10 avec le 7 bleu "
-        "et un dos T!, puis voleur, joker, change de cible, bombe.",
+        "jaune, vert, chacune de 1 à 6, puis les dos 7 et 8. Feuille 2 : rangées bleu 1-6, violet 1-6, dos "
+        "9 et 10 avec le 7 bleu et un dos T!, puis voleur, joker, change de cible, bombe.",
         "In rijen uitgelegd krijgt elke kaart de naam van haar plaats. Blad 1: rijen rood, oranje, geel, "
-        "groen, elk 1 tot 6. Blad 2: rijen blauw 1-6, paars 1-6, ruggen 7-10 met de blauwe 7 en een "
-        "T!-rug, dan dief, joker, shifter, bom.",
+        "groen, elk 1 tot 6, dan ruggen 7 en 8. Blad 2: rijen blauw 1-6, paars 1-6, ruggen 9 en 10 met de "
+        "blauwe 7 en een T!-rug, dan dief, joker, shifter, bom.",
         "Utlagda i rader får varje kort namnet på sin plats. Blad 1: rader röd, orange, gul, grön, var "
-        "och en 1 till 6. Blad 2: rader blå 1-6, lila 1-6, baksidor 7-10 med blå 7 och en T!-baksida, "
-        "sedan tjuv, joker, byt mål, bomb.",
+        "och en 1 till 6, sedan baksidor 7 och 8. Blad 2: rader blå 1-6, lila 1-6, baksidor 9 och 10 med "
+        "blå 7 och en T!-baksida, sedan tjuv, joker, byt mål, bomb.",
     ),
     "How the cards lie": (
         "Cómo están las cartas",

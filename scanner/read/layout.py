@@ -5,7 +5,9 @@ per row, the labels left to right as the photo shows them), and photographs them
 found as the scan finds them (the classical outlines and the learned finder: no art assumed),
 put in reading order (rows across the picture, each left to right, the grid's tilt taken from the
 cards' own angle), and each row's count is checked against the list before any card is named: a
-card missed or a stray thing found would shift every name after it.
+card missed or a stray thing found would shift every name after it. A list whose rows' counts read
+the same turned round is refused: a photo taken from the other side of the table would match it,
+every card named backwards.
 
 >>> rows = parse_layout("red-1 red-2\\n# a comment\\n\\nback-7", "table-1.txt")
 >>> rows
@@ -44,13 +46,18 @@ class LayoutSettings:
 
 SETTINGS = LayoutSettings()
 
-#: the suggested layout: the 46 cards in two photos of four rows (``docs/enrolment.md``)
+#: the suggested layout: the 46 cards in two photos (``docs/enrolment.md``); its rows' counts do
+#: not read the same turned round (6, 6, 6, 6, 2 and 6, 6, 4, 4), nor a quarter turned, so a photo
+#: taken from another side of the table is refused instead of named backwards
 STANDARD_LAYOUT: tuple[tuple[tuple[str, ...], ...], ...] = (
-    tuple(tuple(f"{colour}-{v}" for v in range(1, 7)) for colour in ("red", "orange", "yellow", "green")),
+    (
+        *(tuple(f"{colour}-{v}" for v in range(1, 7)) for colour in ("red", "orange", "yellow", "green")),
+        ("back-7", "back-8"),
+    ),
     (
         tuple(f"blue-{v}" for v in range(1, 7)),
         tuple(f"purple-{v}" for v in range(1, 7)),
-        ("back-7", "back-8", "back-9", "back-10", "special-7", "tweak-back"),
+        ("back-9", "back-10", "special-7", "tweak-back"),
         ("tweak-thief", "tweak-joker", "tweak-shifter", "tweak-bomb"),
     ),
 )
@@ -75,6 +82,13 @@ def parse_layout(text: str, where: str) -> list[list[str]]:
             rows.append(words)
     if not rows:
         raise LayoutError(f"{where}: no labels (one line per row of cards, e.g. 'red-1 red-2 red-3')")
+    counts = [len(row) for row in rows]
+    if counts == counts[::-1]:
+        # (a photo taken from the other side of the table would match it too, every card misnamed)
+        raise LayoutError(
+            f"{where}: rows of {', '.join(map(str, counts))} cards read the same turned round, so a photo "
+            "taken from the other side would name every card wrong: make the last row shorter or longer"
+        )
     return rows
 
 

@@ -732,12 +732,19 @@ def layout_scene(rows: list[list[str]] | tuple, rng: random.Random) -> Scene:
 
 
 def render_layout(
-    rows: list[list[str]] | tuple, style: ArtStyle | FamilyDeck | AnewDeck, seed: int, zoom: float = 1.0
+    rows: list[list[str]] | tuple,
+    style: ArtStyle | FamilyDeck | AnewDeck,
+    seed: int,
+    zoom: float = 1.0,
+    surface: str | None = None,
 ) -> RenderedTable:
     """A photo of cards laid out in ``rows`` (``layout_scene``), taken by hand: everyday light,
-    the camera held about square to the rows (within 15 degrees)."""
+    the camera held about square to the rows (within 15 degrees); ``surface``: the table's (one
+    of ``SURFACES``), else any."""
     rng = random.Random(seed)
     cond = replace(random_conditions(rng), camera_angle=rng.uniform(-0.26, 0.26), hand=False, zoom=zoom)
+    if surface is not None:
+        cond = replace(cond, surface=surface)
     return draw_scene(layout_scene(rows, rng), cond, style, rng, seed)
 
 
