@@ -16,7 +16,9 @@ lie on the tables too (``scanner/synth/clutter.py``); the cards found on them ar
 camera height or lens). ``--shots N``: N photos of each card to enrol from, each elsewhere in
 other light (the first taken again where refused, the others kept as taken). ``--no-enrol``:
 zero-shot only. ``--laid-out N``: the deck enrolled from N photos of each of the two sheets of the
-standard layout (``scanner.read.layout``: the cards laid out in rows) instead of one photo a card.
+standard layout (``scanner.read.layout``: the cards laid out in rows) instead of one photo a card
+(a sheet's photo whose rows do not match its list is laid and taken again, up to twice, unless
+``--no-retake``).
 ``--finder PATH``: another card finder (an ``.onnx`` file ``tweak fine-tune-finder`` wrote) in
 place of the shipped one.
 """
@@ -153,8 +155,9 @@ def main() -> None:
             continue
         with tempfile.TemporaryDirectory() as tmp:
             if args.laid_out:
-                enrol_layout_photos(d, Path(tmp), args.deck, args.laid_out)
-                retaken = 0
+                retaken = enrol_layout_photos(
+                    d, Path(tmp), args.deck, args.laid_out, None if args.no_retake else scanner
+                )
             else:
                 retaken = enrol_photos(d, Path(tmp), scanner.finder, args.deck, 0 if args.no_retake else 2, args.shots)
             report = enrol_folder(Path(tmp), scanner)

@@ -66,21 +66,37 @@ def enrol_photos(style: Any, folder: Path, finder: Any = None, deck: int = 1, re
     return retaken
 
 
-def enrol_layout_photos(style: Any, folder: Path, deck: int = 1, shots: int = 1) -> None:
+def enrol_layout_photos(
+    style: Any, folder: Path, deck: int = 1, shots: int = 1, scanner: Any = None, retakes: int = 2
+) -> int:
     """Photos of the whole deck laid out in the standard layout's rows (``layout.STANDARD_LAYOUT``:
     two photos), each with its layout list, in ``folder`` (``sheet-<k>-<shot>.jpg`` and ``.txt``);
-    ``shots``: the layout laid and photographed that many times, each in other light."""
-    from scanner.read.layout import STANDARD_LAYOUT
+    ``shots``: the layout laid and photographed that many times, each in other light. With a
+    ``scanner``, a photo whose rows do not match the list (``layout.name_cards`` refuses it) is
+    laid and taken again, up to ``retakes`` times, as the refusal asks; the last is kept whatever
+    it shows. Returns the photos taken again."""
+    from scanner.read.layout import STANDARD_LAYOUT, LayoutError, name_cards
     from scanner.synth.table import render_layout
 
     folder.mkdir(parents=True, exist_ok=True)
+    retaken = 0
     for shot in range(shots):
         for k, rows in enumerate(STANDARD_LAYOUT):
-            seed = 7_500_000 + 100 * deck + 10 * shot + k
-            photo = render_layout([list(row) for row in rows], style, seed).image
+            laid = [list(row) for row in rows]
+            for attempt in range(retakes + 1):
+                seed = 7_500_000 + 100 * deck + 10 * shot + k + RETAKE_SEEDS * attempt
+                photo = render_layout(laid, style, seed).image
+                if scanner is None or attempt == retakes:
+                    break
+                try:
+                    name_cards(photo, laid, scanner, "photo")
+                    break
+                except LayoutError:
+                    retaken += 1
             stem = folder / f"sheet-{k + 1}-{shot + 1}"
             cv2.imwrite(str(stem.with_suffix(".jpg")), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
             stem.with_suffix(".txt").write_text("\n".join(" ".join(row) for row in rows) + "\n", encoding="utf-8")
+    return retaken
 
 
 RETAKE_SEEDS = 100_000  # a retaken photo's seed: the first one's plus this for each retake
