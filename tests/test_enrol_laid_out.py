@@ -64,11 +64,11 @@ def test_rows_are_read_across_a_turned_photo() -> None:
 
 
 def test_laid_out_cards_of_an_unseen_art_are_named_in_their_places(scanner) -> None:
-    """The dark family (no network trained on it), both sheets of the standard layout: every card
-    named at its own place."""
+    """The dark family (no network trained on it), both sheets of the standard layout, on a dark
+    table and on wood: every card named at its own place."""
     dark = family_deck("dark", 3)
-    for sheet, rows in enumerate(STANDARD_LAYOUT):
-        rendered = render_layout([list(row) for row in rows], dark, 60 + sheet)
+    for sheet, (rows, surface) in enumerate(zip(STANDARD_LAYOUT, ("dark", "wood"))):
+        rendered = render_layout([list(row) for row in rows], dark, 60 + sheet, surface=surface)
         truth = {c["label"]: np.array(c["corners"], np.float32) for c in rendered.truth["cards"]}
         named = name_cards(rendered.image, [list(row) for row in rows], scanner, "sheet")
         assert sorted(named) == sorted(truth)
@@ -146,3 +146,14 @@ def test_the_wizard_names_laid_out_cards_by_their_sheet(referee, app) -> None:
         labels = [c["proposed"] for c in cards]
         assert referee.post("/api/enrol/confirm", json={"labels": labels}).status_code == 200
         assert referee.client.get("/api/enrol").get_json()["pending"] == dict.fromkeys(labels, 1)
+
+
+def test_cards_laid_out_on_a_checked_cloth_are_refused(scanner) -> None:
+    """On a checked cloth every card's outline is off (the cloth's edges), and one laid-out photo
+    would teach a whole sheet wrong: refused, naming the table, not learned."""
+    rendered = render_layout(ROWS, family_deck("wallpaper", 3), 3, surface="checked")
+    with pytest.raises(LayoutError, match="the table around the cards is patterned"):
+        name_cards(rendered.image, ROWS, scanner, "p.jpg")
+    for surface in ("wood", "felt", "mat", "dark", "cloth"):  # plain tables, and the printed mat
+        rendered = render_layout(ROWS, family_deck("wallpaper", 3), 3, surface=surface)
+        assert sorted(name_cards(rendered.image, ROWS, scanner, surface)) == sorted(sum(ROWS, []))

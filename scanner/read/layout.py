@@ -42,6 +42,10 @@ class LayoutSettings:
     row_gap: float = 0.5  # a card whose centre lies this many card lengths off the row's line starts a new row
     card_size: tuple[float, float] = (0.5, 2.0)  # the laid-out cards' areas lie within these factors of their median
     inside: float = 0.6  # a quad with this share of it inside a larger card is a part of that card
+    # a table this patterned around the cards (``table_pattern``: a checked cloth 2.0-5.7 on the
+    # renders, the printed mat 0.4-0.9, plain tables 0) spoils the cards' outlines
+    busy_table: float = 1.5
+    work_width: int = 960  # the table's edges are measured on the photo scaled to this width
 
 
 SETTINGS = LayoutSettings()
@@ -135,12 +139,18 @@ def reading_order(quads: list[np.ndarray]) -> list[list[int]]:
 
 def laid_out_cards(frame: np.ndarray, scanner: Any) -> list[np.ndarray]:
     """The cards of a photo of laid-out cards, as the scan finds them before reading (no art
-    assumed: the classical outlines win over the finder's printed parts), without the quads
-    lying inside a larger card (its parts) and those of another size than most (a table's edge,
-    the play mat, a card's panel)."""
+    assumed: the classical outlines win over the finder's printed parts), without the play mat's
+    markers, the quads lying inside a larger card (its parts) and those of another size than most
+    (a table's edge, the play mat, a card's panel)."""
+    import cv2
+
     from scanner.find.detect import contained_share
+    from scanner.geometry.mat import find_markers
 
     quads = [np.asarray(d.corners, np.float32) for d in scanner.find_cards(frame)]
+    # the play mat's markers (black squares with a white pattern) are found as cards
+    markers = [np.asarray(m, np.float32) for _, m in find_markers(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))]
+    quads = [q for q in quads if all(contained_share(q, m) < SETTINGS.inside for m in markers)]
     if not quads:
         return []
     areas = np.array([_area(q) for q in quads])
@@ -159,6 +169,12 @@ def name_cards(frame: np.ndarray, rows: list[list[str]], scanner: Any, where: st
     hold as many cards as the list says is refused, naming what was seen, before any card is
     named."""
     quads = laid_out_cards(frame, scanner)
+    if table_pattern(frame, quads) >= SETTINGS.busy_table:
+        # (every card's outline is then off, and one photo teaches a whole sheet of cards wrong)
+        raise LayoutError(
+            f"{where}: the table around the cards is patterned (a checked cloth?), which spoils the "
+            "cards' outlines: lay them out on a plain surface, or read them one by one"
+        )
     found = reading_order(quads)
     counts = [len(r) for r in found]
     wanted = [len(r) for r in rows]
@@ -169,6 +185,39 @@ def name_cards(frame: np.ndarray, rows: list[list[str]], scanner: Any, where: st
             "lay the cards in straight rows with a finger's width between them, on a plain table, whole in the photo"
         )
     return {label: quads[i] for labels, row in zip(rows, found) for label, i in zip(labels, row)}
+
+
+def table_pattern(frame: np.ndarray, quads: list[np.ndarray]) -> float:
+    """How patterned the table around the cards is: the share of it (the photo without the cards,
+    grown by a third) that lies on an edge, times the cards' width in pixels (about the edges a
+    card's width crosses: the same for a photo taken nearer or farther). 0 for a plain table.
+
+    >>> card = np.array([[300, 150], [350, 150], [350, 220], [300, 220]], np.float32)
+    >>> plain = np.full((360, 640, 3), 90, np.uint8)
+    >>> y, x = np.indices((360, 640))
+    >>> checked = np.where(((y // 20 + x // 20) % 2 == 0)[..., None], 200, 60).astype(np.uint8).repeat(3, axis=2)
+    >>> table_pattern(plain, [card]), table_pattern(checked, [card]) > SETTINGS.busy_table
+    (0.0, True)
+    """
+    import cv2
+
+    if not quads:
+        return 0.0
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    scale = min(1.0, SETTINGS.work_width / gray.shape[1])
+    small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else gray
+    edges = cv2.Canny(cv2.GaussianBlur(small, (5, 5), 0), 40, 100)
+    table = np.ones(small.shape, np.uint8)
+    widths = []
+    for quad in quads:
+        q = np.asarray(quad, np.float32) * scale
+        centre = q.mean(axis=0)
+        cv2.fillConvexPoly(table, np.round(centre + (q - centre) * 1.3).astype(np.int32), 0)
+        sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+        widths.append(min(sides[0] + sides[2], sides[1] + sides[3]) / 2)
+    if not table.any():
+        return 0.0
+    return float((edges[table > 0] > 0).mean() * np.median(widths))
 
 
 def _area(quad: np.ndarray) -> float:
