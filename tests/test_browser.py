@@ -443,3 +443,27 @@ def test_the_enrolment_wizard_speaks_the_pages_language(server, page):
         page.get_by_test_id("enrol-confirm").tap()
         expect(page.get_by_test_id("enrol-result")).to_have_text("Bekräftat")
         expect(page.get_by_test_id("enrol-state")).to_contain_text("grön-3 x1")
+
+
+def test_the_wizard_reads_a_laid_out_sheet_on_a_phone(server, page):
+    """The wizard's *Laid out, sheet 2*: the cards of the sheet's rows under the camera are each
+    proposed as their place's label, outlined on the picture, and confirmed in one tap."""
+    from scanner.read.layout import STANDARD_LAYOUT
+    from scanner.synth.families import deck
+    from scanner.synth.table import render_layout
+
+    from .helpers import camera_showing
+
+    app, url = server
+    rows = [list(row) for row in STANDARD_LAYOUT[1]]
+    image = render_layout(rows, deck("wallpaper", 3), 21, surface="felt").image
+    with camera_showing(app, image):
+        open_enrolment_as_referee(page, url)
+        page.get_by_test_id("enrol-sheet").select_option("2")
+        page.get_by_test_id("enrol-read").tap()
+        expect(page.get_by_test_id("enrol-label-19")).to_have_value("tweak-bomb", timeout=30_000)
+        expect(page.get_by_test_id("enrol-label-0")).to_have_value("blue-1")
+        expect(page.locator("#enrol-outlines polygon")).to_have_count(20)  # rows of 6, 6, 4, 4
+        page.get_by_test_id("enrol-confirm").tap()
+        expect(page.get_by_test_id("enrol-result")).to_have_text("Confirmed")
+        expect(page.get_by_test_id("enrol-state")).to_contain_text("tweak-bomb x1")
