@@ -11,7 +11,14 @@ import pytest
 from companion.cli import main
 from scanner.labels import LABELS
 from scanner.metrics import quad_iou
-from scanner.read.layout import STANDARD_LAYOUT, LayoutError, name_cards, parse_layout, reading_order
+from scanner.read.layout import (
+    STANDARD_LAYOUT,
+    LayoutError,
+    layout_text,
+    name_cards,
+    parse_layout,
+    reading_order,
+)
 from scanner.read.profile import load_profile
 from scanner.scan import load_scanner
 from scanner.synth.families import deck as family_deck
@@ -35,7 +42,7 @@ def test_the_standard_layout_holds_every_label_once_and_no_turned_photo_matches_
         counts = [len(row) for row in sheet]
         columns = [sum(len(row) > c for row in sheet) for c in range(max(counts))]
         assert counts not in (counts[::-1], columns, columns[::-1])
-        assert parse_layout("\n".join(" ".join(row) for row in sheet), "sheet") == [list(row) for row in sheet]
+        assert parse_layout(layout_text(sheet), "sheet") == [list(row) for row in sheet]
 
 
 def test_a_layout_list_names_its_line_when_wrong() -> None:
@@ -94,7 +101,7 @@ def test_a_deck_is_learned_from_a_photo_of_laid_out_cards(scanner, tmp_path, cap
     photos = tmp_path / "photos"
     (photos / "yellow-2").mkdir(parents=True)
     cv2.imwrite(str(photos / "sheet.jpg"), rendered.image)
-    (photos / "sheet.txt").write_text("\n".join(" ".join(row) for row in ROWS) + "\n")
+    (photos / "sheet.txt").write_text(layout_text(ROWS))
     cv2.imwrite(str(photos / "stray.jpg"), rendered.image)
     cv2.imwrite(str(photos / "yellow-2" / "0.jpg"), card_photo("yellow-2", art, 5))
     profile_path = tmp_path / "deck.json"

@@ -45,7 +45,6 @@ class LayoutSettings:
     # a table this patterned around the cards (``table_pattern``: a checked cloth 2.0-5.7 on the
     # renders, the printed mat 0.4-0.9, plain tables 0) spoils the cards' outlines
     busy_table: float = 1.5
-    work_width: int = 960  # the table's edges are measured on the photo scaled to this width
 
 
 SETTINGS = LayoutSettings()
@@ -94,6 +93,15 @@ def parse_layout(text: str, where: str) -> list[list[str]]:
             "taken from the other side would name every card wrong: make the last row shorter or longer"
         )
     return rows
+
+
+def layout_text(rows: list[list[str]] | tuple) -> str:
+    """A layout list's text for ``rows`` (what ``parse_layout`` reads back).
+
+    >>> layout_text([["red-1", "red-2"], ["back-7"]])
+    'red-1 red-2\\nback-7\\n'
+    """
+    return "".join(" ".join(row) + "\n" for row in rows)
 
 
 def read_layout(path: Path) -> list[list[str]]:
@@ -201,10 +209,12 @@ def table_pattern(frame: np.ndarray, quads: list[np.ndarray]) -> float:
     """
     import cv2
 
+    from scanner.find.detect import SETTINGS as OUTLINES
+
     if not quads:
         return 0.0
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    scale = min(1.0, SETTINGS.work_width / gray.shape[1])
+    scale = min(1.0, OUTLINES.work_width / gray.shape[1])  # (the scale the outlines are found at)
     small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else gray
     edges = cv2.Canny(cv2.GaussianBlur(small, (5, 5), 0), 40, 100)
     table = np.ones(small.shape, np.uint8)

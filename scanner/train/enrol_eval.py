@@ -75,7 +75,7 @@ def enrol_layout_photos(
     ``scanner``, a photo whose rows do not match the list (``layout.name_cards`` refuses it) is
     laid and taken again, up to ``retakes`` times, as the refusal asks; the last is kept whatever
     it shows. Returns the photos taken again."""
-    from scanner.read.layout import STANDARD_LAYOUT, LayoutError, name_cards
+    from scanner.read.layout import STANDARD_LAYOUT, LayoutError, layout_text, name_cards
     from scanner.synth.table import render_layout
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -95,7 +95,7 @@ def enrol_layout_photos(
                     retaken += 1
             stem = folder / f"sheet-{k + 1}-{shot + 1}"
             cv2.imwrite(str(stem.with_suffix(".jpg")), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
-            stem.with_suffix(".txt").write_text("\n".join(" ".join(row) for row in rows) + "\n", encoding="utf-8")
+            stem.with_suffix(".txt").write_text(layout_text(rows), encoding="utf-8")
     return retaken
 
 
