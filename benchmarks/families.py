@@ -1,13 +1,13 @@
 """Unseen art: the scanner on decks of art families nobody trained on (issue: recognise any deck).
 
     python benchmarks/families.py [--families pips,texture,...] [--tables 40] [--deck 1] [--first SEED] [--clutter]
-        [--few] [--zoom Z] [--no-enrol] [--no-retake] [--shots N] [--laid-out N] [--finder PATH]
+        [--few] [--zoom Z] [--no-enrol] [--no-retake | --retakes N] [--shots N] [--laid-out N] [--finder PATH]
 
 For each family (``scanner/synth/families.py``: tuning families first, then the families kept for
 checking), one deck is drawn; it is enrolled from one photo per label (a card anywhere on a table,
-everyday light; a photo enrolment refuses is taken again, up to twice, as a user would, unless
-``--no-retake``) and its tables (1-16 centre cards plus deck, T! pile and won piles; mixed light)
-are scanned zero-shot and with the profile. Prints card recall and precision (IoU 0.5, required
+everyday light; a photo enrolment refuses is taken again, up to twice (``--retakes N``: N times),
+as a user would, unless ``--no-retake``) and its tables (1-16 centre cards plus deck, T! pile and
+won piles; mixed light) are scanned zero-shot and with the profile. Prints card recall and precision (IoU 0.5, required
 cards: complete, at most a quarter hidden), labels right of the cards found, frames all right,
 the enrolment's time and the scan's median time a frame. ``--clutter``: things that are not cards
 lie on the tables too (``scanner/synth/clutter.py``); the cards found on them are counted by kind.
@@ -108,6 +108,7 @@ def main() -> None:
     parser.add_argument("--zoom", type=float, default=1.0, help="the camera this many times closer (cards longer)")
     parser.add_argument("--no-enrol", action="store_true", help="zero-shot only")
     parser.add_argument("--no-retake", action="store_true", help="keep the first photo of each label, even refused")
+    parser.add_argument("--retakes", type=int, default=2, help="times a refused photo is taken again")
     parser.add_argument("--shots", type=int, default=1, help="photos of each card to enrol from")
     parser.add_argument("--finder", help="another card finder's .onnx file")
     parser.add_argument(
@@ -153,13 +154,14 @@ def main() -> None:
                 f"{zero['frames']:.3f} | scan {zero['ms']:.0f} ms"
             )
             continue
+        retakes = 0 if args.no_retake else args.retakes
         with tempfile.TemporaryDirectory() as tmp:
             if args.laid_out:
                 retaken = enrol_layout_photos(
-                    d, Path(tmp), args.deck, args.laid_out, None if args.no_retake else scanner
+                    d, Path(tmp), args.deck, args.laid_out, None if args.no_retake else scanner, retakes
                 )
             else:
-                retaken = enrol_photos(d, Path(tmp), scanner.finder, args.deck, 0 if args.no_retake else 2, args.shots)
+                retaken = enrol_photos(d, Path(tmp), scanner.finder, args.deck, retakes, args.shots)
             report = enrol_folder(Path(tmp), scanner)
         scanner.profile = report.profile
         enrolled = score(scanner, tables)
