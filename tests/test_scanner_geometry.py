@@ -433,6 +433,29 @@ def test_an_outline_on_a_mat_marker_is_told_from_one_elsewhere():
     assert not _on_mat_marker(blank, _square((layout.width, layout.height), 40), mat)
 
 
+def test_the_markers_are_searched_for_only_under_an_outline_dark_enough_to_hold_one(monkeypatch) -> None:
+    """The markers' search is the scan's dearest test on cards read unsurely (every card of an
+    unseen art): an outline with little near-black under it (a pale card) cannot lie on a marker,
+    a black square, and is not searched; one on a marker is, and the marker is found. Around an
+    outline only markers of about its size are looked for (a dark card's small print is not)."""
+    import scanner.scan as scan_module
+    from scanner.geometry.mat import ARUCO_DICT, find_markers
+
+    searched = []
+    monkeypatch.setattr(scan_module, "find_markers", lambda *a: searched.append(1) or find_markers(*a))
+    gray = np.full((400, 600), 200, np.uint8)
+    marker = cv2.aruco.generateImageMarker(cv2.aruco.getPredefinedDictionary(ARUCO_DICT), 2, 80)
+    gray[100:180, 100:180] = marker
+    cv2.rectangle(gray, (380, 90), (470, 215), 235, -1)  # a pale card with a dark numeral on it
+    cv2.putText(gray, "4", (405, 175), cv2.FONT_HERSHEY_SIMPLEX, 2, 40, 5)
+    assert not scan_module._on_mat_marker(gray, _square((425, 152), 45)) and not searched
+    assert scan_module._on_mat_marker(gray, _square((140, 140), 45)) and searched
+    small = np.full((400, 600), 200, np.uint8)
+    small[180:220, 280:320] = cv2.resize(marker, (40, 40), interpolation=cv2.INTER_NEAREST)
+    assert [m for m, _ in find_markers(small)] == [2]
+    assert find_markers(small, 0.3) == []  # (a perimeter of 160 px, under 0.3 x 600)
+
+
 @pytest.mark.parametrize("frame", [1_000_065, 6_000_271])
 def test_a_mat_marker_read_unsurely_as_a_back_is_not_reported(frame: int) -> None:
     """Benchmark frames (seed 90,000,000 + frame) where one of the mat's markers was reported as a

@@ -160,9 +160,15 @@ class MatView:
         return np.clip(out, 0, 255).astype(np.uint8)
 
 
-def find_markers(gray: np.ndarray) -> list[tuple[int, np.ndarray]]:
-    """The mat's ArUco markers seen in ``gray``: (id, 4 x 2 corners) for each of ``MARKER_IDS``."""
-    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(ARUCO_DICT), cv2.aruco.DetectorParameters())
+def find_markers(gray: np.ndarray, min_perimeter: float | None = None) -> list[tuple[int, np.ndarray]]:
+    """The mat's ArUco markers seen in ``gray``: (id, 4 x 2 corners) for each of ``MARKER_IDS``.
+    ``min_perimeter``: markers whose perimeter is under this share of the picture's longer side are
+    not looked for (a search around one outline, where a marker is the outline's size: a dark
+    card's print makes many small candidates, each decoded at a cost)."""
+    parameters = cv2.aruco.DetectorParameters()
+    if min_perimeter is not None:
+        parameters.minMarkerPerimeterRate = min_perimeter
+    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(ARUCO_DICT), parameters)
     corners, ids, _ = detector.detectMarkers(gray)
     if ids is None:
         return []
