@@ -882,7 +882,9 @@ def load_scanner(
 def _on_mat_marker(gray: np.ndarray, corners: np.ndarray, mat: MatView | None = None) -> bool:
     """Whether the outline ``corners`` sits on one of the play mat's ArUco markers. With the mat
     found, its centre is looked up on the mat (every marker's place is known, seen or not);
-    without, the markers are looked for in the outline's neighbourhood only, so it costs little."""
+    without, the markers are looked for in the outline's neighbourhood only, markers of about its
+    size, and not at all under an outline too pale to lie on one (the search is dear on an unknown
+    art, where every card is read unsurely)."""
     if mat is not None:
         x, y = mat.to_mat_points(corners).mean(axis=0)
         # (a little around each marker: the outline's centre is rough)
