@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -404,6 +405,9 @@ def test_the_enrolment_wizard_keeps_the_cards_read_and_forgets_one_on_request(se
         expect(page.get_by_test_id("enrol-kept")).to_be_hidden()
         assert asked == [f"Forget this card's reads: {truth[0]}?"]
         other = "red-1" if truth[0] != "red-1" else "red-2"  # the same card, named otherwise
+        # a confirm the server is slow to take (a busy Pi): the save tapped right after it learns it
+        confirm = app.view_functions["enrolment.enrol_confirm"]
+        app.view_functions["enrolment.enrol_confirm"] = lambda: (time.sleep(1.5), confirm())[1]
         page.get_by_test_id("enrol-read").tap()
         page.get_by_test_id("enrol-label-0").select_option(other, timeout=30_000)
         page.get_by_test_id("enrol-confirm").tap()
