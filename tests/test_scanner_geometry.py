@@ -404,6 +404,34 @@ def test_the_scanner_benchmark_measures_cached_frames_as_rendered_ones(tmp_path)
     assert bench.measure_set(90_000_000, 3, "auto", None, None, str(tmp_path / "frames")) == rendered
 
 
+def test_the_stage_benchmark_adds_up_to_the_scan_and_leaves_it_as_it_was() -> None:
+    """benchmarks/stages.py: each stage's time counted once (a stage called inside another is the
+    outer one's), the stages and the rest adding up to the whole scan; the scan's own functions
+    back in place afterwards, and the scan's output the same while timed."""
+    import importlib.util
+
+    import scanner.scan as scan_module
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "stages.py"
+    spec = importlib.util.spec_from_file_location("stages_benchmark", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    originals = [owner.__dict__[name] for owner, name, _ in bench.STAGES]
+    scanner = scan_module.load_scanner()
+    frames = bench.frames_of(None, 4)
+    before = [[(c.label, round(c.confidence, 6)) for c in scanner.scan(f).cards] for f in frames]
+    clock = bench.StageClock()
+    with clock.installed():
+        timed = [[(c.label, round(c.confidence, 6)) for c in scanner.scan(f).cards] for f in frames]
+        assert scan_module.Scanner.__dict__["_find"] is not originals[1]  # (timed meanwhile)
+    assert timed == before
+    assert [owner.__dict__[name] for owner, name, _ in bench.STAGES] == originals
+    assert clock.seconds["classical outlines"] > 0 and clock.seconds["learned finder"] > 0
+    stages, whole = bench.measure(scanner, frames)
+    assert len(whole) == 4 and stages["rest"] >= 0
+    assert sum(stages.values()) == pytest.approx(sum(whole) / 4, rel=1e-6)
+
+
 def _square(centre: tuple[float, float], half: float) -> np.ndarray:
     x, y = centre
     return np.array(
