@@ -115,6 +115,8 @@ def main() -> None:
         "--laid-out", type=int, default=0, help="enrol from N photos of each laid-out sheet instead of one photo a card"
     )
     args = parser.parse_args()
+    if args.retakes < 0:
+        parser.error(f"--retakes {args.retakes}: give 0 or more")
     if args.zoom <= 0:
         parser.error(f"--zoom {args.zoom}: give a factor above 0 (1: as rendered)")
     if args.shots < 1:

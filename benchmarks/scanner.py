@@ -32,7 +32,7 @@ import numpy as np  # noqa: E402
 
 from scanner.metrics import expected_cards, match, target_in_view  # noqa: E402
 from scanner.scan import load_scanner  # noqa: E402
-from scanner.synth.table import Conditions, render_table  # noqa: E402
+from scanner.synth.table import render_table, speed_frame  # noqa: E402
 from scanner.track import Tracker  # noqa: E402
 
 HELDOUT_SEED = 90_000_000
@@ -164,8 +164,7 @@ def main() -> None:
     times, track_times = [], []
     tracker = Tracker()
     for i in range(40):
-        cond = Conditions(1280, 720, "felt", "neutral", 5000, 0.02, 0.0, 0.1, False, False, 0.0, 2.0, 90, False)
-        frame = render_table(HELDOUT_SEED + 10_000 + i, n_centre=12, conditions=cond).image
+        frame = speed_frame(i)
         t = time.perf_counter()
         result = scanner.scan(frame)
         times.append(time.perf_counter() - t)

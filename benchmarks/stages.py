@@ -35,9 +35,8 @@ import numpy as np  # noqa: E402
 
 import scanner.scan as scan_module  # noqa: E402
 from scanner.synth.families import FAMILIES, deck  # noqa: E402
-from scanner.synth.table import Conditions, render_table  # noqa: E402
+from scanner.synth.table import speed_frame  # noqa: E402
 
-SPEED_SEED = 90_010_000  # (benchmarks/scanner.py's speed frames)
 #: (where the scan calls it, its name there, the stage's name)
 STAGES: tuple[tuple[Any, str, str], ...] = (
     (scan_module, "detect_cards", "classical outlines"),
@@ -85,8 +84,7 @@ class StageClock:
 
 
 def frames_of(style: Any, count: int) -> list[np.ndarray]:
-    cond = Conditions(1280, 720, "felt", "neutral", 5000, 0.02, 0.0, 0.1, False, False, 0.0, 2.0, 90, False)
-    return [render_table(SPEED_SEED + i, n_centre=12, conditions=cond, style=style).image for i in range(count)]
+    return [speed_frame(i, style) for i in range(count)]
 
 
 def measure(scanner: Any, frames: list[np.ndarray]) -> tuple[dict[str, float], list[float]]:

@@ -748,6 +748,17 @@ def render_layout(
     return draw_scene(layout_scene(rows, rng), cond, style, rng, seed)
 
 
+SPEED_SEED = 90_010_000  # the speed test's frames: seeds no change was tuned on
+
+
+def speed_frame(index: int, style: ArtStyle | FamilyDeck | AnewDeck | None = None) -> np.ndarray:
+    """The speed test's frame ``index`` (``benchmarks/scanner.py``, ``benchmarks/stages.py``):
+    1280x720, 12 centre cards plus the deck and piles, on felt in neutral light; ``style``: the
+    cards' art, else the project's own."""
+    cond = Conditions(1280, 720, "felt", "neutral", 5000, 0.02, 0.0, 0.1, False, False, 0.0, 2.0, 90, False)
+    return render_table(SPEED_SEED + index, n_centre=12, conditions=cond, style=style).image
+
+
 def room_conditions(surface: str, kelvin: int = 5000, camera_angle: float | None = 0.0) -> Conditions:
     """A living room under a mounted camera: neutral light, slight tilt and lens distortion, no glare."""
     return Conditions(
