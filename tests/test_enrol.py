@@ -686,3 +686,75 @@ def test_with_a_profile_an_outline_read_unsurely_as_an_enrolled_card_is_not_a_ca
     del scanner._not_of_the_deck
     scanner.profile = None
     assert not scanner._not_of_the_deck(Prediction("red-5", 0.05, False, probabilities))
+
+
+def test_a_face_without_a_photo_is_read_by_its_colour_and_value(tmp_path) -> None:
+    """A partly enrolled deck (six faces left out, one of each colour and each value): on this
+    art the shipped model reads none of those faces right, so they would all be read as some
+    enrolled card. Each gets a class of its own where its colour's and its value's enrolled faces
+    place it (``composed_faces``), and is read right; the profile file keeps those classes apart
+    from the photographed labels, and the colour reader of the crop's own colours (``ink``)."""
+    import dataclasses
+    import json
+
+    from scanner.geometry.crops import order_portrait
+    from scanner.labels import FACES
+    from scanner.read.adapt import SETTINGS, card_image, training_set
+    from scanner.read.profile import enrol_cards
+    from scanner.train.enrol_eval import card_photo_and_corners
+
+    left_out = ["red-1", "orange-2", "yellow-3", "green-4", "blue-5", "purple-6"]
+    pips = family_deck("pips", 2)
+    classifier = CardClassifier()
+    cards = {}
+    for k, label in enumerate(FACES):
+        photo, corners = card_photo_and_corners(label, pips, 600 + k)
+        cards[label] = [card_image(photo, order_portrait(corners))]
+    profile = enrol_cards(
+        classifier,
+        {label: c for label, c in cards.items() if label not in left_out},
+        settings=dataclasses.replace(SETTINGS, copies=8),
+    )
+    composed = profile.classes[profile.classes.index("none") + 1 :]
+    assert sorted(composed) == sorted(left_out + [label + "/turned" for label in left_out])
+    assert set(profile.missing) >= set(left_out) and profile.faces is not None and profile.faces.ink is not None
+    # the left-out cards on synthetic tables, cut as the scanner would
+    settings = dataclasses.replace(SETTINGS, copies=10, seed=7, none_share=0.0)
+    crops, classes = training_set(
+        {label: cards[label] for label in left_out},
+        {label: i for i, label in enumerate(left_out)},
+        99,
+        classifier.margin,
+        settings,
+    )
+    truth = [left_out[c // 2] for c in classes]
+    path = tmp_path / "p.json"
+    profile.save(path)
+    saved = load_profile(path, classifier)
+    assert saved.classes == profile.classes and saved.faces.ink is not None
+    read = [p.label for p in saved.classify(classifier, crops)]
+    assert np.mean([r == t for r, t in zip(read, truth)]) >= 0.8, list(zip(read, truth))
+    # the failure this guards against: without the composed classes they read as other cards
+    alone = dataclasses.replace(saved, classes=saved.classes[: -len(composed)])
+    alone.reader = dataclasses.replace(saved.reader, centroids=saved.reader.centroids[: -len(composed)])
+    unread = [p.label for p in alone.classify(classifier, crops)]
+    assert np.mean([r == t for r, t in zip(unread, truth)]) <= 0.3, unread
+    data = json.loads(path.read_text())
+    older = json.loads(path.read_text())  # a profile made before the ink reader reads as it did
+    del older["faces"]["ink"]
+    path.write_text(json.dumps(older))
+    assert load_profile(path).faces.ink is None
+    data["faces"]["ink"] = data["faces"]["colour"]
+    path.write_text(json.dumps(data))
+    with pytest.raises(ProfileError, match="'faces.ink' reads .* features, this version's reader"):
+        load_profile(path)
+    # the model's word for a label without photos counts as far as it read the deck's cards of that
+    # kind right: only faces were enrolled here, so the backs' and T! cards' share is the overall one
+    assert saved.network_reliability_faces == pytest.approx(profile.network_reliability_faces, abs=1e-4)
+    assert saved.network_reliability_others is None
+    assert saved.reliability_of("back-7") == saved.network_reliability
+    assert saved.reliability_of("red-1") == saved.network_reliability_faces
+    older["network_reliability_faces"] = 1.7
+    path.write_text(json.dumps(older))
+    with pytest.raises(ProfileError, match="'network_reliability_faces' must be a share 0-1, not 1.7"):
+        load_profile(path)

@@ -78,6 +78,7 @@ class AdaptSettings:
 
 
 SETTINGS = AdaptSettings()
+TURNED = "/turned"  # a reader's class of a label turned half round
 TEMPERATURES = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0)
 
 
@@ -172,6 +173,10 @@ def crop_features(
 #: card's colours say (the colour layout, the ink's hues, the network's embedding and log-probabilities)
 SHAPE_COLUMNS = slice(0, gradient_histograms(np.zeros((1, CROP_H, CROP_W), np.float32)).shape[1])
 COLOUR_COLUMNS = slice(SHAPE_COLUMNS.stop, None)
+#: the colour columns of the crop's own pixels (colour layout, ink hues), without the network's:
+#: the network's embedding says which card it is, value included, so a colour read from it alone
+#: gives a face without a photo the colour of the deck's enrolled cards of its value
+INK_COLUMNS = slice(SHAPE_COLUMNS.stop, SHAPE_COLUMNS.stop + 2 * 6 * 8 + 6 * 8 + 19)
 
 
 def white_patch(crop: np.ndarray) -> np.ndarray:
@@ -309,6 +314,10 @@ class FaceFactors:
     colour: LinearDiscriminant | None
     values: list[int]
     value: LinearDiscriminant | None
+    #: a second colour reader, on the crop's own colours alone (``INK_COLUMNS``), whose opinion is
+    #: joined with the first's: the first knows the deck's cards, this one their ink (None: profiles
+    #: made before it)
+    ink: LinearDiscriminant | None = None
 
     def combine(self, labels: list[str], joint: np.ndarray, features: np.ndarray, power: float) -> np.ndarray:
         """``joint`` (N x len(labels) posteriors of whole labels) with the faces' share redrawn as
@@ -326,6 +335,9 @@ class FaceFactors:
         score = np.power(np.maximum(part, 1e-30), power)
         if self.colour is not None:
             pc = self.colour.posteriors(features[:, COLOUR_COLUMNS])
+            if self.ink is not None:
+                pc = np.sqrt(pc * self.ink.posteriors(features[:, INK_COLUMNS]))
+                pc /= np.maximum(pc.sum(axis=1, keepdims=True), 1e-30)
             score = score * pc[:, [self.colours.index(parts[i][0]) for i in faces]]
         if self.value is not None:
             pv = self.value.posteriors(features[:, SHAPE_COLUMNS])
@@ -360,16 +372,58 @@ def fit_face_factors(
     if not colours or not values:
         return None
     x = np.asarray(features, np.float32)
-    colour = value = None
+    colour = value = ink = None
     if len(colours) >= 2:
         rows = [i for i, p in enumerate(parts) if p is not None and p[0] in colours]
         y = np.array([colours.index(parts[i][0]) for i in rows])
         colour = fit_reader(x[rows][:, COLOUR_COLUMNS], y, len(colours), settings)
+        ink = fit_reader(x[rows][:, INK_COLUMNS], y, len(colours), settings)
     if len(values) >= 2:
         rows = [i for i, p in enumerate(parts) if p is not None and p[1] in values]
         y = np.array([values.index(parts[i][1]) for i in rows])
         value = fit_reader(x[rows][:, SHAPE_COLUMNS], y, len(values), settings)
-    return FaceFactors(colours, colour, values, value)
+    return FaceFactors(colours, colour, values, value, ink)
+
+
+def composed_faces(classes: list[str], centroids: np.ndarray, faces: FaceFactors) -> tuple[list[str], np.ndarray]:
+    """Classes for the faces without a photo whose colour and value the deck shows (``faces``),
+    each placed where its colour's and its value's enrolled faces say: in the reader's space, the
+    enrolled faces' means fitted as a colour's part plus a value's part (least squares), either way
+    up. A red 1 with no photo is then read as a red 1, not as the enrolled card nearest to it.
+
+    >>> c = np.array([[0.0, 0], [0, 0], [1, 0], [1, 0], [0, 1], [0, 1], [9, 9]])
+    >>> f = FaceFactors(["red", "blue"], None, [1, 2], None)
+    >>> classes = ["red-1", "red-1/turned", "red-2", "red-2/turned", "blue-1", "blue-1/turned", "none"]
+    >>> names, where = composed_faces(classes, c, f)
+    >>> names, where.round(3).tolist()
+    (['blue-2', 'blue-2/turned'], [[1.0, 1.0], [1.0, 1.0]])
+    """
+    index = {name: k for k, name in enumerate(classes)}
+    shown = [label for label in FACES if label in index]
+    colours = sorted({_face(label)[0] for label in shown}, key=COLOURS.index)
+    values = sorted({_face(label)[1] for label in shown})
+    missing = [
+        label
+        for label in FACES
+        if label not in index and _face(label)[0] in faces.colours and _face(label)[1] in faces.values
+    ]
+    if not missing:
+        return [], np.zeros((0, centroids.shape[1]), np.float32)
+
+    def parts(label: str) -> np.ndarray:
+        colour, value = _face(label)
+        row = np.zeros(len(colours) + len(values))
+        row[colours.index(colour)] = row[len(colours) + values.index(value)] = 1.0
+        return row
+
+    design = np.array([parts(label) for label in shown])
+    fitted = {
+        turned: np.linalg.lstsq(design, centroids[[index[label + turned] for label in shown]], rcond=None)[0]
+        for turned in ("", TURNED)
+    }
+    names = [label + turned for label in missing for turned in ("", TURNED)]
+    rows = [parts(name.removesuffix(TURNED)) @ fitted[TURNED if name.endswith(TURNED) else ""] for name in names]
+    return names, np.array(rows, np.float32)
 
 
 # --- training crops ---------------------------------------------------------------------------

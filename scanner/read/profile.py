@@ -6,8 +6,10 @@ deck's look is *learned* (``scanner.read.adapt``): many crops of each card as th
 a table train a linear discriminant over art-independent features, with card parts and table as
 "not a card". A face is also read by its two parts, its colour and its value, each learned from
 every enrolled face that shares it (``adapt.FaceFactors``), so one poor photo does not decide its
-card alone. At scan time the profile reads each crop; labels without photos are left to the
-shipped model. The card's aspect ratio is measured from the photos too.
+card alone. A face without a photo whose colour and value the deck shows gets a class of its own,
+placed where its colour and its value put it (``adapt.composed_faces``). At scan time the profile
+reads each crop; labels without photos are also left to the shipped model, as far as it reads this
+deck right. The card's aspect ratio is measured from the photos too.
 
 Profile file (JSON, ``"tweak_profile": 2``)::
 
@@ -15,14 +17,16 @@ Profile file (JSON, ``"tweak_profile": 2``)::
      "model": {"version": 4, "sha256": "<of models/card_classifier.int8.onnx>"},
      "deck": "my deck", "created": "2026-12-01T10:00:00Z", "aspect": 1.397,
      "photos": {"red-5": 1, ...}, "missing": ["tweak-bomb", ...], "problems": [...],
-     "reader": {"classes": ["red-5", "red-5/turned", ..., "none"], "dims": [D, K],
+     "reader": {"classes": ["red-5", "red-5/turned", ..., "none", "red-1", ...], "dims": [D, K],
                 "mean": "<base64 float32>", "projection": "...", "centroids": "...", "reach": 12.3,
                 "temperature": 16.0},
      "faces": {"colours": ["red", ...], "values": [1, ...], "colour": {<as reader, no classes>},
-               "value": {...}}}
+               "value": {...}, "ink": {...}}}
 
 ``faces`` is absent from profiles made before it (they read as before) and where too few faces
-were enrolled to learn a colour or a value from several of them.
+were enrolled to learn a colour or a value from several of them; ``ink`` (the colour read from the
+crop's own colours alone) likewise. The reader's classes after "none" are the composed faces
+(labels without photos, absent from ``photos``).
 
 A profile made with another model (another version or other weights) is refused: the network's
 embedding is one of the reader's features.
@@ -45,12 +49,15 @@ import numpy as np
 
 from scanner.core import ScannerError
 from scanner.find.detect import aspect_ratio, contained_share
-from scanner.labels import COLOURS, LABELS
+from scanner.labels import COLOURS, FACES, LABELS
 from scanner.read.adapt import (
+    INK_COLUMNS,
     SETTINGS,
     SHAPE_COLUMNS,
+    TURNED,
     FaceFactors,
     LinearDiscriminant,
+    composed_faces,
     crop_features,
     fit_face_factors,
     fit_reader,
@@ -59,7 +66,6 @@ from scanner.read.adapt import (
 PROFILE_VERSION = 2
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 MAT_PART_AREA = 4.0  # an outline larger than this many of the mat's markers is the mat's, not a card
-TURNED = "/turned"
 NONE = "none"
 
 
@@ -87,6 +93,15 @@ class DeckProfile:
     #: label without photos -> the largest share of one enrolled label's training crops the shipped
     #: model reads as it: the model cannot tell that label from the deck's, so its word for it counts less
     network_mistaken: dict[str, float] = field(default_factory=dict)
+    #: ``network_reliability`` of the faces' training crops alone: the model may know this deck's
+    #: faces far better than its backs and T! cards (None: profiles made before it)
+    network_reliability_faces: float | None = None
+    network_reliability_others: float | None = None
+
+    def reliability_of(self, label: str) -> float:
+        """How far the shipped model's word for ``label`` (a label without photos) counts."""
+        by_kind = self.network_reliability_faces if label in FACES else self.network_reliability_others
+        return self.network_reliability if by_kind is None else by_kind
 
     @property
     def doubt_below(self) -> float:
@@ -135,12 +150,12 @@ class DeckProfile:
         # labels without photos: the model's probability of them counts as far as the model reads
         # this deck's enrolled cards right (``network_reliability``, measured at enrolment), and as
         # far as it does not take an enrolled card for that label (``network_mistaken``)
-        enrolled = np.zeros(len(labels), bool)
-        enrolled[[column[c.removesuffix(TURNED)] for c in self.classes]] = True
+        enrolled = np.array([label in self.photos or label == NONE for label in labels])
         believed = np.array(
             [max(1.0 - self.network_mistaken.get(label, 0.0), SETTINGS.mistaken_floor) for label in labels], np.float32
         )
-        others = self.network_reliability * np.where(enrolled, 0.0, probs * believed)
+        reliability = np.array([self.reliability_of(label) for label in labels], np.float32)
+        others = reliability * np.where(enrolled, 0.0, probs * believed)
         mixed = own * (1 - others.sum(axis=1, keepdims=True)) + others
         # a crop near one of the deck's learned classes is the reader's; one unlike all of them
         # (something never seen) is left more and more to the model
@@ -192,6 +207,14 @@ class DeckProfile:
             "created": self.created,
             "aspect": None if self.aspect is None else round(self.aspect, 4),
             "network_reliability": round(self.network_reliability, 4),
+            **{
+                f"network_reliability_{kind}": round(value, 4)
+                for kind, value in (
+                    ("faces", self.network_reliability_faces),
+                    ("others", self.network_reliability_others),
+                )
+                if value is not None
+            },
             "network_mistaken": {label: round(share, 4) for label, share in self.network_mistaken.items()},
             "photos": {label: self.photos[label] for label in self.enrolled},
             "missing": self.missing,
@@ -240,6 +263,7 @@ def _faces_json(f: FaceFactors) -> dict[str, Any]:
         "values": f.values,
         "colour": None if f.colour is None else _lda_json(f.colour),
         "value": None if f.value is None else _lda_json(f.value),
+        **({} if f.ink is None else {"ink": _lda_json(f.ink)}),
     }
 
 
@@ -252,14 +276,24 @@ def _faces_from_json(data: dict[str, Any], path: Path, features: int) -> FaceFac
         raise ProfileError(f"{path}: unknown colour or value in 'faces' ({colours}, {values})")
     colour = None if data["colour"] is None else _lda_from_json(data["colour"], len(colours), "faces.colour")
     value = None if data["value"] is None else _lda_from_json(data["value"], len(values), "faces.value")
+    ink = None if data.get("ink") is None else _lda_from_json(data["ink"], len(colours), "faces.ink")
     shapes = SHAPE_COLUMNS.stop
-    for what, reader, dims in (("colour", colour, features - shapes), ("value", value, shapes)):
+    ink_dims = INK_COLUMNS.stop - INK_COLUMNS.start
+    for what, reader, dims in (("colour", colour, features - shapes), ("value", value, shapes), ("ink", ink, ink_dims)):
         if reader is not None and len(reader.mean) != dims:
             raise ProfileError(
                 f"{path}: 'faces.{what}' reads {len(reader.mean)} features, this version's reader {dims}: "
                 "enrol the deck again (tweak enrol)"
             )
-    return FaceFactors(colours, colour, values, value)
+    return FaceFactors(colours, colour, values, value, ink)
+
+
+def _share_or_none(value: Any, name: str, path: Path) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise ProfileError(f"{path}: {name!r} must be a share 0-1, not {value!r}")
+    return float(value)
 
 
 def _mistaken_from_json(data: Any, path: Path) -> dict[str, float]:
@@ -325,6 +359,8 @@ def load_profile(path: Path, classifier: Any = None) -> DeckProfile:
             list(data.get("problems", [])),
             faces,
             _mistaken_from_json(data.get("network_mistaken", {}), path),
+            _share_or_none(data.get("network_reliability_faces"), "network_reliability_faces", path),
+            _share_or_none(data.get("network_reliability_others"), "network_reliability_others", path),
         )
     except (KeyError, TypeError, ValueError) as err:
         raise ProfileError(f"{path}: a required field is missing or malformed ({err})") from None
@@ -403,7 +439,7 @@ def enrol_cards(
     images, targets = training_set(
         {label: upright[label] for label in enrolled}, index, len(classes) - 1, classifier.margin, settings, progress
     )
-    features, read_right = [], []
+    features, read_right, read_face = [], [], []
     column = {label: i for i, label in enumerate(classifier.labels)}
     said = np.zeros((len(enrolled), len(classifier.labels)))  # enrolled label x the model's reading
     for start in range(0, len(images), 256):
@@ -414,6 +450,7 @@ def enrol_cards(
         truth = np.array([column[enrolled[t // 2]] for t in wanted[cards]], int)
         read = probs[cards].argmax(axis=1)
         read_right += list(read == truth)
+        read_face += [enrolled[t // 2] in FACES for t in wanted[cards]]
         np.add.at(said, (wanted[cards] // 2, read), 1)
     said /= np.maximum(said.sum(axis=1, keepdims=True), 1)
     mistaken = {
@@ -425,6 +462,10 @@ def enrol_cards(
     reader = fit_reader(every, targets, len(classes), settings)
     row_labels = [None if t == len(classes) - 1 else enrolled[t // 2] for t in targets]
     faces = fit_face_factors(every, row_labels, settings)
+    if faces is not None:  # the faces without photos, where the deck shows their colour and value
+        composed, where = composed_faces(classes, reader.centroids, faces)
+        classes = classes + composed
+        reader.centroids = np.concatenate([reader.centroids, where])
     return DeckProfile(
         classifier.version,
         model_fingerprint(classifier.path),
@@ -437,7 +478,15 @@ def enrol_cards(
         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         faces=faces,
         network_mistaken=mistaken,
+        network_reliability_faces=_share(read_right, read_face, True),
+        network_reliability_others=_share(read_right, read_face, False),
     )
+
+
+def _share(right: list[bool], face: list[bool], of_faces: bool) -> float | None:
+    """The share of ``right`` among the faces' rows (``of_faces``) or the others' (None: no such row)."""
+    rows = [r for r, f in zip(right, face) if f == of_faces]
+    return float(np.mean(rows)) if rows else None
 
 
 def _as_crop(card: np.ndarray, classifier: Any) -> np.ndarray:
