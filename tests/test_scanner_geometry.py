@@ -591,3 +591,25 @@ def test_a_rejected_quad_is_cut_in_two_only_when_it_holds_two_cards() -> None:
     assert [len(parts) for parts in pair] == [2]
     larger = _cuts(rect(72, 105), typical)  # one card, 15-20 % larger
     assert [len(parts) for parts in larger] == [1]
+
+
+def test_cards_of_another_colour_than_the_table_are_outlined_where_their_lightness_is_not_apart(monkeypatch) -> None:
+    """An art family no network trained on (photo), a table where the classical outlines found
+    none of four cards by lightness (printed all over, as light as the table): each is apart from
+    the table in colour (``detect._regions``' colour maps), and so is outlined."""
+    import scanner.find.detect as detect
+    from scanner.metrics import quad_iou
+    from scanner.synth.families import deck
+
+    table = render_table(40_800_014, style=deck("photo", 1))
+    required, _ = expected_cards(table.truth)
+    truth = [np.array(c["corners"], np.float32) for c in required]
+
+    def outlined() -> int:
+        found = detect_cards(table.image)
+        return sum(max([quad_iou(d.corners, q) for d in found], default=0) >= 0.8 for q in truth)
+
+    with_colour = outlined()
+    regions = detect._regions
+    monkeypatch.setattr(detect, "_regions", lambda small, ycc: regions(small, ycc)[:4])
+    assert with_colour >= outlined() + 3, (with_colour, len(truth))

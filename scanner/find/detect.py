@@ -67,10 +67,8 @@ class Detection:
         return float(cv2.contourArea(self.corners.astype(np.float32)))
 
 
-def _edges(small: np.ndarray) -> list[np.ndarray]:
-    """Binary edge maps from lightness and from colour."""
-    # YCrCb: lightness and two colour-difference channels, much cheaper to compute than Lab
-    ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
+def _edges(ycc: np.ndarray) -> list[np.ndarray]:
+    """Binary edge maps from lightness and from colour (``ycc``: the frame in YCrCb)."""
     maps = []
     for index, channel in enumerate(cv2.split(ycc)):
         blurred = cv2.GaussianBlur(channel, (5, 5), 0)
@@ -85,15 +83,22 @@ def _edges(small: np.ndarray) -> list[np.ndarray]:
     return [cv2.dilate(combined, kernel), cv2.dilate(maps[0], kernel)]
 
 
-def _regions(small: np.ndarray) -> list[np.ndarray]:
-    """Regions lighter or darker than the table: global (Otsu) and local thresholds, both ways."""
+def _regions(small: np.ndarray, ycc: np.ndarray) -> list[np.ndarray]:
+    """Regions lighter or darker than the table: global (Otsu) and local thresholds, both ways;
+    and regions of another colour than the table (Otsu on each colour-difference channel): a card
+    printed all over in stripes or a texture, lying on a table of another colour, has no edge of
+    its own and no lightness apart from the table's, but its colour is apart."""
     gray = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0)
     _, light = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     block = max(31, (small.shape[1] // 6) | 1)
     local = cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -8)
     local_dark = cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 8)
+    colours = [
+        cv2.threshold(cv2.GaussianBlur(ycc[..., channel], (5, 5), 0), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
+        for channel in (1, 2)
+    ]
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
-    return [cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel) for m in (light, 255 - light, local, local_dark)]
+    return [cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel) for m in (light, 255 - light, local, local_dark, *colours)]
 
 
 def _quad_from_contour(contour: np.ndarray) -> tuple[np.ndarray, float] | None:
@@ -218,9 +223,11 @@ def detect_cards(
     else:
         low, high = area_range[0] * scale * scale, area_range[1] * scale * scale
     shaped: list[tuple[np.ndarray, float]] = []  # (quad, fill) of every contour of a card's shape
-    edge_maps = _edges(small)
+    # YCrCb: lightness and two colour-difference channels, much cheaper to compute than Lab
+    ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
+    edge_maps = _edges(ycc)
     support_map = cv2.dilate(edge_maps[0], cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5)))
-    for binary in [*edge_maps, *_regions(small)]:
+    for binary in [*edge_maps, *_regions(small, ycc)]:
         contours, _ = cv2.findContours(binary, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
             area = cv2.contourArea(contour)
@@ -553,7 +560,8 @@ def dominant_outline(frame: np.ndarray) -> np.ndarray | None:
     if len(quad) != 4 or not _shape_ok(quad) or cv2.contourArea(biggest) < 0.8 * cv2.contourArea(quad):
         return None
     # a card's outline is an edge all round; a patch of light or shadow on the table is not
-    edges = cv2.dilate(_edges(small)[0], cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5)))
+    edge_maps = _edges(cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb))
+    edges = cv2.dilate(edge_maps[0], cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5)))
     if _edge_supports(edges, [quad])[0] < SETTINGS.outline_support:
         return None
     return order_portrait(quad / scale)
