@@ -208,11 +208,14 @@ class Scanner:
         target = find_target(cards, (frame.shape[1], frame.shape[0]))
         return ScanResult(cards, target, mat, (time.perf_counter() - started) * 1000, rejected)
 
-    def find_cards(self, frame: np.ndarray, gray: np.ndarray | None = None, pile: bool = False) -> list[Detection]:
+    def find_cards(
+        self, frame: np.ndarray, gray: np.ndarray | None = None, pile: bool = False, colour_regions: bool = True
+    ) -> list[Detection]:
         """The cards' outlines in ``frame`` before anything is read: the classical outlines and
         the learned finder's cards fused, a card's outline winning over its printed parts (``scan``'s
-        first step; ``pile``: a won pile's picture, as in ``scan``)."""
-        outlines = detect_cards(frame)
+        first step; ``pile``: a won pile's picture, as in ``scan``; ``colour_regions``: as
+        ``detect_cards``)."""
+        outlines = detect_cards(frame, colour_regions=colour_regions)
         if self.finder is None:
             for d in outlines:
                 d.outlined = True

@@ -101,6 +101,9 @@ def _regions(small: np.ndarray, ycc: np.ndarray) -> list[np.ndarray]:
     return [cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel) for m in (light, 255 - light, local, local_dark, *colours)]
 
 
+COLOUR_REGIONS_FROM = 4  # ``_regions``' maps from this one on are those of the colour channels
+
+
 def _quad_from_contour(contour: np.ndarray) -> tuple[np.ndarray, float] | None:
     area = cv2.contourArea(contour)
     if area <= 0:
@@ -204,12 +207,16 @@ def contained_share(outer: np.ndarray, inner: np.ndarray) -> float:
 
 
 def detect_cards(
-    frame: np.ndarray, area_range: tuple[float, float] | None = None, consistent: bool = True
+    frame: np.ndarray,
+    area_range: tuple[float, float] | None = None,
+    consistent: bool = True,
+    colour_regions: bool = True,
 ) -> list[Detection]:
     """Every complete card in ``frame`` (BGR), corners in the frame's pixels.
 
     ``area_range`` (pixels of ``frame``) replaces the default size limits, and ``consistent=False``
     skips the whole-frame size consistency: both for searching one card in a small region.
+    ``colour_regions=False``: without the regions of another colour than the table (``_regions``).
     """
     h, w = frame.shape[:2]
     scale = SETTINGS.work_width / w if w > SETTINGS.work_width else 1.0
@@ -227,7 +234,8 @@ def detect_cards(
     ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
     edge_maps = _edges(ycc)
     support_map = cv2.dilate(edge_maps[0], cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5)))
-    for binary in [*edge_maps, *_regions(small, ycc)]:
+    regions = _regions(small, ycc)
+    for binary in [*edge_maps, *(regions if colour_regions else regions[:COLOUR_REGIONS_FROM])]:
         contours, _ = cv2.findContours(binary, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
             area = cv2.contourArea(contour)
