@@ -196,8 +196,8 @@ def test_a_card_the_finder_misses_beside_others_is_looked_for_in_a_pile(seed: in
     monkeypatch.setattr(
         pipeline,
         "detect_cards",
-        lambda frame: [
-            d for d in outlines(frame) if cv2.pointPolygonTest(d.corners.reshape(-1, 1, 2), centre, False) < 0
+        lambda frame, **kwargs: [
+            d for d in outlines(frame, **kwargs) if cv2.pointPolygonTest(d.corners.reshape(-1, 1, 2), centre, False) < 0
         ],
     )
     plain = Counter(c.label for c in scanner.scan(image).cards if c.confidence >= 0.5)

@@ -229,13 +229,14 @@ def detect_cards(
         low, high = SETTINGS.min_area_fraction * frame_area, SETTINGS.max_area_fraction * frame_area
     else:
         low, high = area_range[0] * scale * scale, area_range[1] * scale * scale
-    shaped: list[tuple[np.ndarray, float]] = []  # (quad, fill) of every contour of a card's shape
+    shaped: list[tuple[np.ndarray, float, bool]] = []  # (quad, fill, from a colour map) of every card-shaped contour
     # YCrCb: lightness and two colour-difference channels, much cheaper to compute than Lab
     ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
     edge_maps = _edges(ycc)
     support_map = cv2.dilate(edge_maps[0], cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5)))
-    regions = _regions(small, ycc)
-    for binary in [*edge_maps, *(regions if colour_regions else regions[:COLOUR_REGIONS_FROM])]:
+    maps = [*edge_maps, *_regions(small, ycc)]
+    colour_from = len(edge_maps) + COLOUR_REGIONS_FROM
+    for index, binary in enumerate(maps if colour_regions else maps[:colour_from]):
         contours, _ = cv2.findContours(binary, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
             area = cv2.contourArea(contour)
@@ -246,16 +247,18 @@ def detect_cards(
                 continue
             quad, fill = fitted
             if _shape_ok(quad):
-                shaped.append((quad, fill))
-    supports = _edge_supports(support_map, [q for q, _ in shaped])
+                shaped.append((quad, fill, index >= colour_from))
+    supports = _edge_supports(support_map, [q for q, _, _ in shaped])
     candidates = [
-        (quad, fill * float(support))
-        for (quad, fill), support in zip(shaped, supports)
+        (quad, fill * float(support), by_colour)
+        for (quad, fill, by_colour), support in zip(shaped, supports)
         if support >= SETTINGS.outline_support
     ]
     # non-maximum suppression: the same card found in several maps (keep the best outline), and
-    # a card's inner printed border (keep the card's outer edge)
-    candidates.sort(key=lambda c: -c[1])
+    # a card's inner printed border (keep the card's outer edge); the colour maps' quads come last,
+    # to find what lightness did not (a group of touching cards is outlined by lightness as before)
+    candidates.sort(key=lambda c: (c[2], -c[1]))
+    candidates = [(quad, score) for quad, score, _ in candidates]
     kept: list[tuple[np.ndarray, float]] = []
     # (quads whose bounding boxes do not meet neither overlap nor hold each other: only those that
     # meet are compared, which keeps this pass linear in practice)
