@@ -346,18 +346,12 @@ def test_a_washed_out_photo_is_read_by_what_its_colour_and_value_share(tmp_path)
     file keeps them."""
     import dataclasses
 
-    from scanner.geometry.crops import order_portrait
     from scanner.labels import FACES
-    from scanner.read.adapt import SETTINGS, card_image, training_set
+    from scanner.read.adapt import SETTINGS, training_set
     from scanner.read.profile import enrol_cards
-    from scanner.train.enrol_eval import card_photo_and_corners
 
-    pips = family_deck("pips", 2)
     classifier = CardClassifier()
-    cards = {}
-    for k, label in enumerate(FACES):
-        photo, corners = card_photo_and_corners(label, pips, 600 + k)
-        cards[label] = [card_image(photo, order_portrait(corners))]
+    cards = _pips_faces()
     real = cards["purple-5"][0]
     cards["purple-5"] = [(0.35 * real + 0.65 * 250).astype(np.uint8)]
     profile = enrol_cards(classifier, cards, settings=dataclasses.replace(SETTINGS, copies=8))
@@ -697,19 +691,12 @@ def test_a_face_without_a_photo_is_read_by_its_colour_and_value(tmp_path) -> Non
     import dataclasses
     import json
 
-    from scanner.geometry.crops import order_portrait
-    from scanner.labels import FACES
-    from scanner.read.adapt import SETTINGS, card_image, training_set
+    from scanner.read.adapt import SETTINGS, training_set
     from scanner.read.profile import enrol_cards
-    from scanner.train.enrol_eval import card_photo_and_corners
 
     left_out = ["red-1", "orange-2", "yellow-3", "green-4", "blue-5", "purple-6"]
-    pips = family_deck("pips", 2)
     classifier = CardClassifier()
-    cards = {}
-    for k, label in enumerate(FACES):
-        photo, corners = card_photo_and_corners(label, pips, 600 + k)
-        cards[label] = [card_image(photo, order_portrait(corners))]
+    cards = _pips_faces()
     profile = enrol_cards(
         classifier,
         {label: c for label, c in cards.items() if label not in left_out},
@@ -758,3 +745,18 @@ def test_a_face_without_a_photo_is_read_by_its_colour_and_value(tmp_path) -> Non
     path.write_text(json.dumps(older))
     with pytest.raises(ProfileError, match="'network_reliability_faces' must be a share 0-1, not 1.7"):
         load_profile(path)
+
+
+def _pips_faces() -> dict[str, list[np.ndarray]]:
+    """One flat card image of each face of the pips family's deck 2 (an art no network trained on),
+    cut at its true outline from an enrolment photo."""
+    from scanner.geometry.crops import order_portrait
+    from scanner.labels import FACES
+    from scanner.read.adapt import card_image
+    from scanner.train.enrol_eval import card_photo_and_corners
+
+    cards = {}
+    for k, label in enumerate(FACES):
+        photo, corners = card_photo_and_corners(label, family_deck("pips", 2), 600 + k)
+        cards[label] = [card_image(photo, order_portrait(corners))]
+    return cards

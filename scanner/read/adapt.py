@@ -173,10 +173,6 @@ def crop_features(
 #: card's colours say (the colour layout, the ink's hues, the network's embedding and log-probabilities)
 SHAPE_COLUMNS = slice(0, gradient_histograms(np.zeros((1, CROP_H, CROP_W), np.float32)).shape[1])
 COLOUR_COLUMNS = slice(SHAPE_COLUMNS.stop, None)
-#: the colour columns of the crop's own pixels (colour layout, ink hues), without the network's:
-#: the network's embedding says which card it is, value included, so a colour read from it alone
-#: gives a face without a photo the colour of the deck's enrolled cards of its value
-INK_COLUMNS = slice(SHAPE_COLUMNS.stop, SHAPE_COLUMNS.stop + 2 * 6 * 8 + 6 * 8 + 19)
 
 
 def white_patch(crop: np.ndarray) -> np.ndarray:
@@ -188,6 +184,12 @@ def white_patch(crop: np.ndarray) -> np.ndarray:
     top = float(np.percentile(inner, 98))
     gain = float(np.clip(240.0 / max(top, 1.0), 0.6, 3.0))
     return cv2.convertScaleAbs(crop, alpha=gain)
+
+
+#: the colour columns of the crop's own pixels (colour layout, ink hues), without the network's:
+#: the network's embedding says which card it is, value included, so a colour read from it alone
+#: gives a face without a photo the colour of the deck's enrolled cards of its value
+INK_COLUMNS = slice(SHAPE_COLUMNS.stop, crop_features(np.zeros((1, CROP_H, CROP_W, 3), np.uint8)).shape[1])
 
 
 @dataclass
