@@ -83,25 +83,26 @@ def _edges(ycc: np.ndarray) -> list[np.ndarray]:
     return [cv2.dilate(combined, kernel), cv2.dilate(maps[0], kernel)]
 
 
-def _regions(small: np.ndarray, ycc: np.ndarray) -> list[np.ndarray]:
-    """Regions lighter or darker than the table: global (Otsu) and local thresholds, both ways;
-    and regions of another colour than the table (Otsu on each colour-difference channel): a card
-    printed all over in stripes or a texture, lying on a table of another colour, has no edge of
-    its own and no lightness apart from the table's, but its colour is apart."""
+def _regions(small: np.ndarray) -> list[np.ndarray]:
+    """Regions lighter or darker than the table: global (Otsu) and local thresholds, both ways."""
     gray = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0)
     _, light = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     block = max(31, (small.shape[1] // 6) | 1)
     local = cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -8)
     local_dark = cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 8)
-    colours = [
-        cv2.threshold(cv2.GaussianBlur(ycc[..., channel], (5, 5), 0), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
-        for channel in (1, 2)
-    ]
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
-    return [cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel) for m in (light, 255 - light, local, local_dark, *colours)]
+    return [cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel) for m in (light, 255 - light, local, local_dark)]
 
 
-COLOUR_REGIONS_FROM = 4  # ``_regions``' maps from this one on are those of the colour channels
+def _colour_regions(ycc: np.ndarray) -> list[np.ndarray]:
+    """Regions of another colour than the table (Otsu on each colour-difference channel of the
+    YCrCb frame ``ycc``): a card printed all over in stripes or a texture, lying on a table of
+    another colour, has no edge of its own and no lightness apart from the table's, but its colour
+    is apart."""
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
+    otsu = cv2.THRESH_BINARY + cv2.THRESH_OTSU
+    maps = [cv2.threshold(cv2.GaussianBlur(ycc[..., c], (5, 5), 0), 0, 255, otsu)[1] for c in (1, 2)]
+    return [cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel) for m in maps]
 
 
 def _quad_from_contour(contour: np.ndarray) -> tuple[np.ndarray, float] | None:
@@ -216,7 +217,7 @@ def detect_cards(
 
     ``area_range`` (pixels of ``frame``) replaces the default size limits, and ``consistent=False``
     skips the whole-frame size consistency: both for searching one card in a small region.
-    ``colour_regions=False``: without the regions of another colour than the table (``_regions``).
+    ``colour_regions=False``: without the regions of another colour than the table (``_colour_regions``).
     """
     h, w = frame.shape[:2]
     scale = SETTINGS.work_width / w if w > SETTINGS.work_width else 1.0
@@ -234,9 +235,11 @@ def detect_cards(
     ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
     edge_maps = _edges(ycc)
     support_map = cv2.dilate(edge_maps[0], cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5)))
-    maps = [*edge_maps, *_regions(small, ycc)]
-    colour_from = len(edge_maps) + COLOUR_REGIONS_FROM
-    for index, binary in enumerate(maps if colour_regions else maps[:colour_from]):
+    maps = [*edge_maps, *_regions(small)]
+    colour_from = len(maps)
+    if colour_regions:
+        maps += _colour_regions(ycc)
+    for index, binary in enumerate(maps):
         contours, _ = cv2.findContours(binary, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
             area = cv2.contourArea(contour)
