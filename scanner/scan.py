@@ -209,13 +209,13 @@ class Scanner:
         return ScanResult(cards, target, mat, (time.perf_counter() - started) * 1000, rejected)
 
     def find_cards(
-        self, frame: np.ndarray, gray: np.ndarray | None = None, pile: bool = False, colour_regions: bool = True
+        self, frame: np.ndarray, gray: np.ndarray | None = None, pile: bool = False, enrolment: bool = False
     ) -> list[Detection]:
         """The cards' outlines in ``frame`` before anything is read: the classical outlines and
         the learned finder's cards fused, a card's outline winning over its printed parts (``scan``'s
-        first step; ``pile``: a won pile's picture, as in ``scan``; ``colour_regions``: as
-        ``detect_cards``)."""
-        outlines = detect_cards(frame, colour_regions=colour_regions)
+        first step; ``pile``: a won pile's picture, as in ``scan``; ``enrolment``: enrolment's
+        outlines, as ``detect_cards``)."""
+        outlines = detect_cards(frame, enrolment=enrolment)
         if self.finder is None:
             for d in outlines:
                 d.outlined = True

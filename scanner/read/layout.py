@@ -154,9 +154,8 @@ def laid_out_cards(frame: np.ndarray, scanner: Any) -> list[np.ndarray]:
 
     from scanner.find.detect import contained_share
     from scanner.geometry.mat import find_markers
-    from scanner.read.profile import ENROLMENT_COLOURS
 
-    quads = [np.asarray(d.corners, np.float32) for d in scanner.find_cards(frame, colour_regions=ENROLMENT_COLOURS)]
+    quads = [np.asarray(d.corners, np.float32) for d in scanner.find_cards(frame, enrolment=True)]
     # the play mat's markers (black squares with a white pattern) are found as cards
     markers = [np.asarray(m, np.float32) for _, m in find_markers(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))]
     quads = [q for q in quads if all(contained_share(q, m) < SETTINGS.inside for m in markers)]

@@ -66,10 +66,6 @@ from scanner.read.adapt import (
 PROFILE_VERSION = 2
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 MAT_PART_AREA = 4.0  # an outline larger than this many of the mat's markers is the mat's, not a card
-#: enrolment's outlines leave out the regions of another colour than the table (``detect_cards``):
-#: there they would choose another outline of the one card to learn it from, which taught some
-#: decks better and as many worse, while the scan finds more cards with them
-ENROLMENT_COLOURS = False
 NONE = "none"
 
 
@@ -577,7 +573,7 @@ def _laid_out_cards(path: Path, scanner: Any, refused: list[str]) -> dict[str, t
     except LayoutError as err:
         refused.append(str(err))
         return {}
-    outlines = [d.corners for d in detect_cards(frame, colour_regions=ENROLMENT_COLOURS)]
+    outlines = [d.corners for d in detect_cards(frame, enrolment=True)]
     out: dict[str, tuple[np.ndarray, list[np.ndarray]]] = {}
     for label, quad in named.items():
         if not edge_shows(frame, quad):
@@ -643,7 +639,7 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
     from scanner.find.detect import detect_cards, dominant_outline, map_support
     from scanner.metrics import quad_iou
 
-    found = [(0, d.corners) for d in detect_cards(frame, consistent=False, colour_regions=ENROLMENT_COLOURS)]
+    found = [(0, d.corners) for d in detect_cards(frame, consistent=False, enrolment=True)]
     blob = dominant_outline(frame)
     if blob is not None:
         found.append((1, blob))
