@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from scanner.geometry.crops import order_portrait
+from scanner.geometry.crops import order_portrait, order_portrait_many
 from scanner.metrics import quad_iou
 
 
@@ -355,19 +355,22 @@ def detect_cards(
         and (q[:, 0] < sw - 1 - SETTINGS.edge_margin).all()
         and (q[:, 1] < sh - 1 - SETTINGS.edge_margin).all()
     ]
+    if not kept:
+        return []
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    detections = []
-    for quad, fill in kept:
-        refined = cv2.cornerSubPix(
-            gray,
-            quad.reshape(-1, 1, 2).copy(),
-            (4, 4),
-            (-1, -1),
-            (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.05),
-        ).reshape(4, 2)
-        if np.linalg.norm(refined - quad, axis=1).max() > 4:
-            refined = quad
-        detections.append(Detection(order_portrait(refined / scale), fill))
+    # every corner refined in one call (each is refined on its own) and ordered at once
+    quads = np.stack([quad for quad, _ in kept])
+    refined = cv2.cornerSubPix(
+        gray,
+        quads.reshape(-1, 1, 2).copy(),
+        (4, 4),
+        (-1, -1),
+        (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.05),
+    ).reshape(-1, 4, 2)
+    astray = np.linalg.norm(refined - quads, axis=2).max(axis=1) > 4
+    refined[astray] = quads[astray]
+    ordered = order_portrait_many(refined / scale)
+    detections = [Detection(corners, fill) for corners, (_, fill) in zip(ordered, kept)]
     grown = [grow_quad(d.corners, 1.04) for d in detections]
     grown_boxes = _boxes(grown)
     meet = _boxes_meet(grown_boxes, grown_boxes)
