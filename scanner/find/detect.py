@@ -109,27 +109,10 @@ def _colour_regions(blurred: list[np.ndarray]) -> list[np.ndarray]:
     return [cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel) for m in maps]
 
 
-def downscale(frame: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-    """``frame`` resized down to ``size`` as an area average, fast: halvings first (a bilinear
-    resize to exactly half size averages each 2x2 block, 10x faster than OpenCV's area resize at a
-    fractional scale), the rest by area.
-
-    >>> downscale(np.zeros((720, 1280, 3), np.uint8), (512, 288)).shape
-    (288, 512, 3)
-    """
-    w, h = size
-    while frame.shape[1] >= 2 * w and frame.shape[0] >= 2 * h:
-        half = (frame.shape[1] // 2, frame.shape[0] // 2)
-        frame = cv2.resize(frame[: 2 * half[1], : 2 * half[0]], half, interpolation=cv2.INTER_LINEAR)
-    return cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
-
-
-def work_frame(frame: np.ndarray, exact: bool = False) -> tuple[np.ndarray, float]:
-    """``frame`` at the outlines' working width (``OutlineSettings.work_width``) and the scale
-    to it. At a scale of a half or more (1280 to 960 px) bilinear: each pixel blends its
-    neighbours as an area average does, at a fifth of OpenCV's area resize's cost at such a
-    scale; further down, or ``exact``, ``downscale``'s area average (bilinear alone would skip
-    pixels).
+def work_frame(frame: np.ndarray) -> tuple[np.ndarray, float]:
+    """``frame`` at the outlines' working width (``OutlineSettings.work_width``) and the scale to
+    it, as an area average. (Bilinear, five times faster at 1280 to 960 px, moved the outlines of
+    three touching cards so that they were cut wrong: RESULTS, twentieth session.)
 
     >>> small, scale = work_frame(np.zeros((720, 1280, 3), np.uint8))
     >>> small.shape, scale
@@ -139,10 +122,7 @@ def work_frame(frame: np.ndarray, exact: bool = False) -> tuple[np.ndarray, floa
     if w <= SETTINGS.work_width:
         return frame, 1.0
     scale = SETTINGS.work_width / w
-    size = (round(w * scale), round(h * scale))
-    if scale >= 0.5 and not exact:
-        return cv2.resize(frame, size, interpolation=cv2.INTER_LINEAR), scale
-    return downscale(frame, size), scale
+    return cv2.resize(frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA), scale
 
 
 def _quad_from_contour(contour: np.ndarray) -> tuple[np.ndarray, float] | None:
@@ -257,13 +237,11 @@ def detect_cards(
 
     ``area_range`` (pixels of ``frame``) replaces the default size limits, and ``consistent=False``
     skips the whole-frame size consistency: both for searching one card in a small region.
-    ``enrolment``: the outlines a deck is learned from, as enrolment has always drawn them: without
-    the regions of another colour than the table (``_colour_regions``: there they chose another
-    outline of the one card to learn it from, which taught some decks better and as many worse),
-    the frame scaled by an exact area average (``work_frame``: a profile does not hang on the
-    scan's speed).
+    ``enrolment``: the outlines a deck is learned from: without the regions of another colour than
+    the table (``_colour_regions``: there they chose another outline of the one card to learn it
+    from, which taught some decks better and as many worse).
     """
-    small, scale = work_frame(frame, exact=enrolment)
+    small, scale = work_frame(frame)
     sh, sw = small.shape[:2]
     frame_area = sh * sw
     if area_range is None:
@@ -592,7 +570,7 @@ def dominant_outline(frame: np.ndarray) -> np.ndarray | None:
     enrolment photo: one card, anywhere): pixels far in colour from the photo's border, closed,
     the largest region's convex hull fitted with four corners. Art-independent: whatever is
     printed inside, the card is one region. None when nothing card-shaped stands out."""
-    small, scale = work_frame(frame, exact=True)  # (enrolment's)
+    small, scale = work_frame(frame)
     lab = cv2.cvtColor(cv2.GaussianBlur(small, (5, 5), 0), cv2.COLOR_BGR2Lab).astype(np.float32)
     edge = np.concatenate(
         [lab[:8].reshape(-1, 3), lab[-8:].reshape(-1, 3), lab[:, :8].reshape(-1, 3), lab[:, -8:].reshape(-1, 3)]

@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from scanner.core import MODELS_DIR, ScannerError
-from scanner.find.detect import Detection, downscale, grow_quad
+from scanner.find.detect import Detection, grow_quad
 from scanner.geometry.crops import order_portrait_many
 from scanner.metrics import quad_iou
 
@@ -45,6 +45,21 @@ def input_size(w: int, h: int, width: int = INPUT_WIDTH) -> tuple[int, int]:
     """The network's input size for a w x h frame: ``width`` wide, height a multiple of 16."""
     height = max(64, int(round(h * width / w / 16)) * 16)
     return width, height
+
+
+def downscale(frame: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """``frame`` resized down to ``size`` as an area average, fast: halvings first (a bilinear
+    resize to exactly half size averages each 2x2 block, 10x faster than OpenCV's area resize at a
+    fractional scale), the rest by area.
+
+    >>> downscale(np.zeros((720, 1280, 3), np.uint8), (512, 288)).shape
+    (288, 512, 3)
+    """
+    w, h = size
+    while frame.shape[1] >= 2 * w and frame.shape[0] >= 2 * h:
+        half = (frame.shape[1] // 2, frame.shape[0] // 2)
+        frame = cv2.resize(frame[: 2 * half[1], : 2 * half[0]], half, interpolation=cv2.INTER_LINEAR)
+    return cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
 
 
 def interior_mask(
