@@ -596,7 +596,8 @@ def test_a_rejected_quad_is_cut_in_two_only_when_it_holds_two_cards() -> None:
 def test_cards_of_another_colour_than_the_table_are_outlined_where_their_lightness_is_not_apart(monkeypatch) -> None:
     """An art family no network trained on (photo), a table where the classical outlines found
     none of four cards by lightness (printed all over, as light as the table): each is apart from
-    the table in colour (``detect._regions``' colour maps), and so is outlined."""
+    the table in colour (``detect._colour_regions``), and so is outlined; enrolment's outlines
+    (``enrolment=True``) leave those maps out."""
     import scanner.find.detect as detect
     from scanner.metrics import quad_iou
     from scanner.synth.families import deck
@@ -605,10 +606,12 @@ def test_cards_of_another_colour_than_the_table_are_outlined_where_their_lightne
     required, _ = expected_cards(table.truth)
     truth = [np.array(c["corners"], np.float32) for c in required]
 
-    def outlined() -> int:
-        found = detect_cards(table.image)
+    def outlined(**kwargs: bool) -> int:
+        found = detect_cards(table.image, **kwargs)
         return sum(max([quad_iou(d.corners, q) for d in found], default=0) >= 0.8 for q in truth)
 
-    with_colour = outlined()
-    monkeypatch.setattr(detect, "_colour_regions", lambda ycc: [])
-    assert with_colour >= outlined() + 3, (with_colour, len(truth))
+    with_colour, for_enrolment = outlined(), outlined(enrolment=True)
+    monkeypatch.setattr(detect, "_colour_regions", lambda blurred: [])
+    without = outlined()
+    assert with_colour >= without + 3, (with_colour, len(truth))
+    assert for_enrolment == without
