@@ -294,6 +294,37 @@ def test_learning_a_small_deck_moves_its_readings_to_the_deck() -> None:
     assert learned >= 0.85 and learned >= zero_shot + 0.2, (zero_shot, learned)
 
 
+def test_the_readers_shrinkage_is_the_one_held_out_crops_find_most_likely() -> None:
+    """``fit_reader`` chooses the LDA's shrinkage by the held-out crops' log-likelihood under
+    calibrated posteriors (held-out accuracies differ by a crop or two, too little to choose by)."""
+    import dataclasses
+
+    from scanner.read.adapt import SETTINGS, TEMPERATURES, fit_lda, fit_reader
+
+    rng = np.random.default_rng(7)  # (a draw where the held-out accuracies choose otherwise)
+    classes, dims = 8, 60
+    y = np.tile(np.arange(classes), 12)
+    x = (rng.normal(0, 0.4, (classes, dims))[y] + rng.normal(0, 1.0, (len(y), dims))).astype(np.float32)
+    held = np.arange(len(y)) % 4 == 3
+    losses = {}
+    for shrinkage in SETTINGS.shrinkage_choices:
+        lda = fit_lda(x[~held], y[~held], classes, dataclasses.replace(SETTINGS, shrinkage=shrinkage))
+        d = lda.distances(x[held])
+        losses[shrinkage] = min(
+            -np.log(dataclasses.replace(lda, temperature=t).posteriors_of(d)[np.arange(len(d)), y[held]]).mean()
+            for t in TEMPERATURES
+        )
+    expected = min(losses, key=losses.get)
+    reader = fit_reader(x, y, classes)
+    chosen = [
+        s
+        for s in SETTINGS.shrinkage_choices
+        if np.allclose(reader.projection, fit_lda(x, y, classes, dataclasses.replace(SETTINGS, shrinkage=s)).projection)
+    ]
+    assert chosen == [expected], (losses, chosen)
+    assert len(set(np.round(list(losses.values()), 6))) == len(losses)  # the choice was a real one
+
+
 def test_a_real_printed_deck_is_learned_from_one_photo_a_label() -> None:
     """Real phone photos of real Rummikub tiles (cream tiles, coloured numerals, real light; not
     ours: ``../shared/realdata``): one tile a label, from one set of photos, teaches the reader six

@@ -267,31 +267,34 @@ def fit_reader(
     """The deck's reader: an LDA whose shrinkage is chosen on the training crops themselves (a
     quarter held out; a whole deck wants little, a few labels much more), refitted on all of them,
     its reach (how far a crop of the deck lies from its class) measured on the held-out quarter,
-    which is what crops on a real table will look like, not on the crops it was fitted to."""
+    which is what crops on a real table will look like, not on the crops it was fitted to.
+
+    The shrinkage is the one whose calibrated posteriors give the held-out crops the least negative
+    log-likelihood: held-out accuracies of the choices differ by a few crops in hundreds, so
+    choosing by them let one crop decide a deck's reader."""
     x = np.asarray(features, np.float32)
     y = np.asarray(classes)
     held = np.arange(len(y)) % 4 == 3
+    rows = np.arange(int(held.sum()))
     best = None
     for shrinkage in settings.shrinkage_choices:
-        tried = replace(settings, shrinkage=shrinkage)
-        lda = fit_lda(x[~held], y[~held], n_classes, tried)
+        lda = fit_lda(x[~held], y[~held], n_classes, replace(settings, shrinkage=shrinkage))
         d = lda.distances(x[held])
-        right = float((d.argmin(axis=1) == y[held]).mean())
-        reach = float(np.percentile(d[np.arange(len(d)), y[held]], 99))
-        if best is None or right > best[0] + 1e-9:
-            best = (right, shrinkage, reach)
-    _, shrinkage, reach = best
-    cv = fit_lda(x[~held], y[~held], n_classes, replace(settings, shrinkage=shrinkage))
+        temperature, loss = _temperature(d, y[held])
+        reach = float(np.percentile(d[rows, y[held]], 99))
+        if best is None or loss < best[0] - 1e-9:
+            best = (loss, shrinkage, reach, temperature)
+    _, shrinkage, reach, temperature = best
     final = fit_lda(x, y, n_classes, replace(settings, shrinkage=shrinkage))
     final.reach = max(final.reach, reach)
-    final.temperature = _temperature(cv.distances(x[held]), y[held])
+    final.temperature = temperature
     return final
 
 
-def _temperature(d: np.ndarray, y: np.ndarray) -> float:
-    """The temperature that makes held-out crops' posteriors honest (least negative log-likelihood):
-    a discriminant is surer of its training crops than of new ones, and the referee takes a sure
-    reading as a fact."""
+def _temperature(d: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """The temperature that makes held-out crops' posteriors honest (least negative log-likelihood),
+    and that log-likelihood: a discriminant is surer of its training crops than of new ones, and the
+    referee takes a sure reading as a fact."""
     best, chosen = None, 1.0
     for t in TEMPERATURES:
         logits = -0.5 * d / t
@@ -300,7 +303,7 @@ def _temperature(d: np.ndarray, y: np.ndarray) -> float:
         nll = float(-log_post[np.arange(len(y)), y].mean())
         if best is None or nll < best:
             best, chosen = nll, t
-    return chosen
+    return chosen, float(best)
 
 
 @dataclass
