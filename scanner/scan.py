@@ -16,7 +16,7 @@ from scanner.find.detect import Detection, aspect_ratio, contained_share, detect
 from scanner.find.segment import profiles_across_sides, snap_many
 from scanner.geometry.crops import card_crop, order_portrait, rotate_corners
 from scanner.geometry.mat import MatLayout, MatView, find_markers, find_mat
-from scanner.labels import back_number
+from scanner.labels import FACES, back_number
 from scanner.metrics import quad_iou
 from scanner.read.classify import MIN_CONFIDENCE, CardClassifier
 
@@ -131,6 +131,7 @@ class Scanner:
         profile: Any = None,
         finder: Any = None,
         calibration: Any = None,
+        ink: Any = None,
     ) -> None:
         self.classifier = classifier or CardClassifier()
         self.mat_layout = mat_layout
@@ -138,6 +139,7 @@ class Scanner:
         self.profile = profile
         self.finder = finder  # the learned card finder (scanner.find.segment), or None: classical detection
         self.calibration = calibration  # zones without a mat (scanner.geometry.calibration)
+        self.ink = ink  # the faces' colour read from their ink (scanner.read.ink), or None
 
     @property
     def doubt_below(self) -> float | None:
@@ -173,6 +175,8 @@ class Scanner:
         detections, predictions = self._split_merged(source, detections, predictions, pile)
         if pile:
             detections, predictions = self._fill_gaps(source, detections, predictions)
+        if self.profile is None and self.ink is not None:
+            predictions = self._read_ink(source, detections, predictions)
         cards: list[ScannedCard] = []
         rejected = 0
         for det, pred in zip(detections, predictions):
@@ -271,6 +275,27 @@ class Scanner:
         (labels without photos are the shipped model's, and keep its outline rule)."""
         profile = self.profile
         return profile is not None and pred.label in profile.photos and pred.confidence < SETTINGS.enrolled_floor
+
+    def _read_ink(self, source: np.ndarray, detections: list[Any], predictions: list[Any]) -> list[Any]:
+        """Each card the network reads as a face with its colour read again from its ink too
+        (``scanner.read.ink``), in the frame's light made neutral by all its cards' white: the
+        network knows the colours of the project's art, the ink's hue those of any deck. (Without a
+        deck profile: a profile learned the deck's own colours.)"""
+        from scanner.read.classify import Prediction
+        from scanner.read.ink import frame_gains, ink_features, reweigh_faces
+
+        faces = [i for i, p in enumerate(predictions) if p.label in FACES]
+        if not faces:
+            return predictions
+        crops = [card_crop(source, d.corners, self.classifier.margin) for d in detections]
+        colours = self.ink.posteriors(ink_features([crops[i] for i in faces], frame_gains(crops)))
+        labels = self.classifier.labels
+        out = list(predictions)
+        for i, colour in zip(faces, colours):
+            p = reweigh_faces(predictions[i].probabilities, labels, colour, self.ink)
+            best = int(p.argmax())
+            out[i] = Prediction(labels[best], float(p[best]), predictions[i].upside_down, p)
+        return out
 
     def _classify(self, crops: list[np.ndarray], turned: bool = True) -> list[Any]:
         if self.profile is not None:
@@ -879,7 +904,11 @@ def load_scanner(
     zones = load_calibration(Path(calibration)) if calibration else None
     classifier = CardClassifier()
     deck = load_profile(Path(profile), classifier) if profile else None
-    return Scanner(classifier, layout, players, deck, finder, zones)
+    from scanner.read.ink import DEFAULT_MODEL as INK_MODEL
+    from scanner.read.ink import load_ink_colour
+
+    ink = load_ink_colour(INK_MODEL) if INK_MODEL.exists() else None
+    return Scanner(classifier, layout, players, deck, finder, zones, ink)
 
 
 def _on_mat_marker(gray: np.ndarray, corners: np.ndarray, mat: MatView | None = None) -> bool:
