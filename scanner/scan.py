@@ -290,10 +290,11 @@ class Scanner:
         crops = [card_crop(source, d.corners, self.classifier.margin) for d in detections]
         colours = self.ink.posteriors(ink_features([crops[i] for i in faces], frame_gains(crops)))
         labels = self.classifier.labels
+        face_columns = np.array([k for k, label in enumerate(labels) if label in FACES])
         out = list(predictions)
         for i, colour in zip(faces, colours):
             p = reweigh_faces(predictions[i].probabilities, labels, colour, self.ink)
-            best = int(p.argmax())
+            best = int(face_columns[p[face_columns].argmax()])  # (a face stays a face: only its colour is asked)
             out[i] = Prediction(labels[best], float(p[best]), predictions[i].upside_down, p)
         return out
 

@@ -417,3 +417,21 @@ def test_R6_6_one_tweak_card_per_turn_and_not_without_a_hand():
     rnd.hands[0].clear()
     rnd.to_move = 0
     assert rnd.legal_tweak_uses() == []
+
+
+def test_a_rule_error_crosses_to_another_process_whole() -> None:
+    """The benchmarks referee rounds in worker processes: an error raised there is pickled back
+    with its rule, message and code (before, it could not be unpickled and broke the whole pool)."""
+    import pickle
+
+    from companion.engine.record import RecordError
+
+    err = pickle.loads(pickle.dumps(RuleError("R4.1", "green-2 is not on the table", code="not_on_table")))
+    assert (err.rule, err.message, err.code, str(err)) == (
+        "R4.1",
+        "green-2 is not on the table",
+        "not_on_table",
+        "R4.1: green-2 is not on the table",
+    )
+    line = pickle.loads(pickle.dumps(RecordError(7, RuleError("R4.1", "wrong sum", code="wrong_sum"))))
+    assert (line.line, line.rule, line.code) == (7, "R4.1", "wrong_sum")

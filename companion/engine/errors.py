@@ -18,3 +18,7 @@ class RuleError(ValueError):
         self.rule = rule
         self.message = message
         self.code = code
+
+    def __reduce__(self) -> tuple:
+        # (pickled whole, as a worker process reports it: the default would call it with the text alone)
+        return type(self), (self.rule, self.message, self.code)

@@ -36,6 +36,9 @@ class RecordError(RuleError):
         super().__init__(error.rule, error.message, code=error.code)
         self.line = line
 
+    def __reduce__(self) -> tuple:
+        return type(self), (self.line, RuleError(self.rule, self.message, self.code))
+
     def as_json(self) -> dict[str, Any]:
         return {"valid": False, "line": self.line, "error": self.code, "rule": self.rule, "message": self.message}
 

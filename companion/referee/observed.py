@@ -21,6 +21,7 @@ R4.1: red-1 + green-6 = 7, but the target is 9
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Sequence, Union
@@ -210,15 +211,15 @@ class ObservedRound:
             trial = ObservedRound(self.players, self.dealer, self.colours, self.edition, self.initial_table)
             trial.targets = dict(self.targets)
             trial.rebuild(self.turns)
-            target = trial
         else:
-            target = self
+            # tried on an exact copy: pushed and popped here, the round would be rebuilt from its
+            # turns, and the faces guessed for cards never seen can come out otherwise than the
+            # ones shown (a move checked against one table, then played against another)
+            trial = copy.deepcopy(self)
         try:
-            target.push(observed)
+            trial.push(observed)
         except RuleError as err:
             return err
-        if target is self:
-            self.pop()
         return None
 
     def _apply_late(self, observed: ObservedTurn) -> None:
