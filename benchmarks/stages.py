@@ -46,6 +46,7 @@ STAGES: tuple[tuple[Any, str, str], ...] = (
     (scan_module.Scanner, "_classify", "classifier (first read)"),
     (scan_module.Scanner, "_second_look", "second look"),
     (scan_module.Scanner, "_split_merged", "split joined cards"),
+    (scan_module.Scanner, "_read_ink", "ink colour"),
     (scan_module, "_on_mat_marker", "marker check"),
 )
 

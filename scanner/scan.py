@@ -277,19 +277,23 @@ class Scanner:
         return profile is not None and pred.label in profile.photos and pred.confidence < SETTINGS.enrolled_floor
 
     def _read_ink(self, source: np.ndarray, detections: list[Any], predictions: list[Any]) -> list[Any]:
-        """Each card the network reads as a face with its colour read again from its ink too
-        (``scanner.read.ink``), in the frame's light made neutral by all its cards' white: the
-        network knows the colours of the project's art, the ink's hue those of any deck. (Without a
-        deck profile: a profile learned the deck's own colours.)"""
+        """Each card the network reads as a face, unsure of its colour, with its colour read again
+        from its ink too (``scanner.read.ink``), in the frame's light made neutral by all its cards'
+        white: the network knows the colours of the project's art, the ink's hue those of any deck.
+        (Without a deck profile: a profile learned the deck's own colours.)"""
         from scanner.read.classify import Prediction
-        from scanner.read.ink import frame_gains, ink_features, reweigh_faces
+        from scanner.read.ink import frame_gains, ink_features, network_sure_of_colour, reweigh_faces
 
-        faces = [i for i, p in enumerate(predictions) if p.label in FACES]
-        if not faces:
+        labels = self.classifier.labels
+        faces = [
+            i
+            for i, p in enumerate(predictions)
+            if p.label in FACES and not network_sure_of_colour(p.probabilities, labels, self.ink.colours)
+        ]
+        if not faces:  # (the project's own art, nearly always: no more work)
             return predictions
         crops = [card_crop(source, d.corners, self.classifier.margin) for d in detections]
         colours = self.ink.posteriors(ink_features([crops[i] for i in faces], frame_gains(crops)))
-        labels = self.classifier.labels
         face_columns = np.array([k for k, label in enumerate(labels) if label in FACES])
         out = list(predictions)
         for i, colour in zip(faces, colours):

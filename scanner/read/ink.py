@@ -135,6 +135,17 @@ def load_ink_colour(path: str | Path = DEFAULT_MODEL) -> InkColour:
     return model
 
 
+def network_sure_of_colour(
+    probabilities: np.ndarray, labels: list[str], colours: list[str], settings: InkSettings = SETTINGS
+) -> bool:
+    """Whether the network's faces (``probabilities`` over ``labels``) give one colour at least
+    ``network_sure`` of their probability: then its colour is kept (and the ink not read)."""
+    column = {c: i for i, c in enumerate(colours)}
+    faces = [(column[label.split("-")[0]], p) for label, p in zip(labels, probabilities) if label in FACES]
+    share = np.bincount([c for c, _ in faces], [p for _, p in faces], len(colours))
+    return bool(share.max() >= settings.network_sure * max(share.sum(), 1e-30))
+
+
 def reweigh_faces(
     probabilities: np.ndarray,
     labels: list[str],
@@ -157,13 +168,11 @@ def reweigh_faces(
     [0.5, 0.1, 0.1, 0.3]
     """
     out = np.array(probabilities, np.float64)
+    if network_sure_of_colour(out, labels, ink.colours, settings):
+        return out.astype(np.float32)
     face = np.array([label in FACES for label in labels])
     column = {c: i for i, c in enumerate(ink.colours)}
-    of_colour = np.array([column[label.split("-")[0]] for label, f in zip(labels, face) if f])
-    network = np.bincount(of_colour, out[face], len(ink.colours))
-    if network.max() >= settings.network_sure * max(network.sum(), 1e-30):
-        return out.astype(np.float32)
-    own = colours[of_colour]
+    own = colours[[column[label.split("-")[0]] for label, f in zip(labels, face) if f]]
     share = out[face] * own
     total = share.sum()
     if total > 0:
