@@ -72,24 +72,31 @@ def test_observed_round_follows_a_round_seen_only_from_the_table(seed: int, unco
     assert result["valid"], result
 
 
+def _bot_round(seed: int):
+    """A bots' round of 2-6 players from ``seed``, turn by turn: (the round's random source, the
+    round after the turn, the referee's round before it, the turn, the cards it turned from the
+    deck). The caller plays each turn into the referee's round as the camera would see it."""
+    n = 2 + seed % 5
+    rng = random.Random(seed)
+    dealt = deal(n, default_colours(n), Edition.CLASSIC, rng)
+    truth = Round(NAMES[:n], seed % n, dealt)
+    seen = ObservedRound(NAMES[:n], seed % n, None, Edition.CLASSIC, dealt.table)
+    bot = make_policy("mixed")
+    while not truth.is_over():
+        seen.observe_target(truth.target)
+        turn = bot.choose(truth, rng)
+        draws = len(truth.draws)
+        truth.push(turn)
+        yield rng, truth, seen, turn, tuple(truth.deck[i].card for i, p in truth.draws[draws:] if p is None)
+
+
 def test_a_table_card_a_shifter_turned_up_unseen_is_corrected_like_a_refill_card() -> None:
     """A Shifter discard tapped in names no card turned up (R6.3): the round guesses one, which
     the camera later shows to be another. The referee corrects that table card on the dashboard
     (it was refused as "laid by a player: correct that move instead", and the tapped move names
     no Shifter card to correct: photo deck, seed 2099, 25 moves never followed)."""
     for seed in range(400):
-        n = 2 + seed % 5
-        rng = random.Random(seed)
-        dealt = deal(n, default_colours(n), Edition.CLASSIC, rng)
-        truth = Round(NAMES[:n], seed % n, dealt)
-        seen = ObservedRound(NAMES[:n], seed % n, None, Edition.CLASSIC, dealt.table)
-        bot = make_policy("mixed")
-        while not truth.is_over():
-            seen.observe_target(truth.target)
-            turn = bot.choose(truth, rng)
-            draws = len(truth.draws)
-            truth.push(turn)
-            turned = tuple(truth.deck[i].card for i, p in truth.draws[draws:] if p is None)
+        for _, truth, seen, turn, turned in _bot_round(seed):
             if isinstance(turn.tweak, UseShifter) and isinstance(turn.play, Discard):
                 seen.push(ObservedTurn(turn))  # tapped in: the card turned up is guessed
                 guess, actual = (
@@ -1029,18 +1036,7 @@ def test_checking_a_move_leaves_the_guessed_table_as_it_was() -> None:
     another, and the referee stopped with "green-2 is not on the table": dark deck, seed 2048.)"""
     changed = 0
     for seed in range(60):
-        n = 2 + seed % 5
-        rng = random.Random(seed)
-        dealt = deal(n, default_colours(n), Edition.CLASSIC, rng)
-        truth = Round(NAMES[:n], seed % n, dealt)
-        seen = ObservedRound(NAMES[:n], seed % n, None, Edition.CLASSIC, dealt.table)
-        bot = make_policy("mixed")
-        while not truth.is_over():
-            seen.observe_target(truth.target)
-            turn = bot.choose(truth, rng)
-            draws = len(truth.draws)
-            truth.push(turn)
-            turned = tuple(truth.deck[i].card for i, p in truth.draws[draws:] if p is None)
+        for rng, _, seen, turn, turned in _bot_round(seed):
             observed = ObservedTurn(turn, () if rng.random() < 0.3 else turned)  # a refill unseen now and then
             before = (Counter(seen.round.table), [Counter(h) for h in seen.round.hands], dict(seen.unseen))
             error = seen.check(observed)
