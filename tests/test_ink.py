@@ -54,10 +54,11 @@ def test_the_ink_reader_learns_the_colours_from_a_few_tables() -> None:
 def test_the_frames_light_is_made_neutral_by_its_cards_white() -> None:
     white = np.full((64, 48, 3), (120, 180, 240), np.uint8)  # a white card under warm light
     red = np.full((64, 48, 3), (30, 40, 200), np.uint8)
-    gains = frame_gains([white, red])
+    gains = frame_gains([white, red] * 3)
     balanced = white[0, 0] * gains
     assert np.ptp(balanced) < 2.0, balanced  # white again
-    assert frame_gains([]).tolist() == [1.0, 1.0, 1.0]
+    # a few cards cannot tell the light from the print: one red card's brightest pixels are its ink
+    assert frame_gains([red]).tolist() == frame_gains([]).tolist() == [1.0, 1.0, 1.0]
 
 
 def test_train_ink_writes_a_model_the_scanner_reads(tmp_path, capsys) -> None:

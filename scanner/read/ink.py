@@ -11,9 +11,11 @@ multiplies it into the network's reading of a crop the network reads as a face
 (``reweigh_faces``): two readers that err differently, one by shapes and colours learned together,
 one by the ink's hue alone.
 
->>> frame = np.zeros((2, 64, 48, 3), np.uint8); frame[..., :] = (150, 200, 250)  # warm light on white
->>> [round(float(g), 2) for g in frame_gains(list(frame))]
+>>> cards = np.zeros((6, 64, 48, 3), np.uint8); cards[..., :] = (150, 200, 250)  # warm light on white
+>>> [round(float(g), 2) for g in frame_gains(list(cards))]
 [1.33, 1.0, 0.8]
+>>> [round(float(g), 2) for g in frame_gains(list(cards[:2]))]  # too few cards to tell
+[1.0, 1.0, 1.0]
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ class InkSettings:
     #: ground, numerals and borders; a card's few glare pixels lie above it)
     white_percentile: float = 97.0
     max_gain: float = 3.0  # a channel is lifted or lowered at most this much (a frame of one colour)
+    #: fewer cards than this cannot tell the light from the print (one dark red card's brightest
+    #: pixels are its red ink): their frame is left as the camera balanced it (RESULTS)
+    balance_cards: int = 5
     #: a face whose colour the network reads this surely (its top colour's share of its faces) keeps
     #: the network's colour: on the project's own art the network is right there and the ink,
     #: under glare or coloured light, now and then not (chosen on own renders: RESULTS)
@@ -57,8 +62,9 @@ class InkError(ClassifierError):
 
 def frame_gains(crops: list[np.ndarray], settings: InkSettings = SETTINGS) -> np.ndarray:
     """Per-channel (BGR) gains that make the white of a frame's cards neutral: each channel's
-    ``white_percentile`` over all the crops' pixels is brought to their mean."""
-    if not crops:
+    ``white_percentile`` over all the crops' pixels is brought to their mean; none (ones) for fewer
+    than ``balance_cards`` crops."""
+    if len(crops) < settings.balance_cards:
         return np.ones(3, np.float32)
     pixels = np.concatenate([np.asarray(c).reshape(-1, 3) for c in crops]).astype(np.float32)
     white = np.maximum(np.percentile(pixels, settings.white_percentile, axis=0), 1.0)

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from scanner.labels import COLOURS, FACES
-from scanner.read.ink import InkColour, frame_gains, ink_features
+from scanner.read.ink import SETTINGS, InkColour, frame_gains, ink_features
 
 FIRST_SEED = 63_000_000  # tables from here (no network was trained or calibrated on them)
 OUTLINE_ERROR = 0.02  # the crops' corner error, share of the card's width (as the deck reader learns)
@@ -42,7 +43,9 @@ def create_dataset(
     for i in range(tables):
         rendered = render_table(first + i)
         whole = [c for c in rendered.truth["cards"] if not c["truncated"]]
-        gains = frame_gains([card_crop(rendered.image, np.array(c["corners"], np.float32)) for c in whole])
+        # (balanced by all the table's cards however few: the shipped model's recipe)
+        every = [card_crop(rendered.image, np.array(c["corners"], np.float32)) for c in whole]
+        gains = frame_gains(every, replace(SETTINGS, balance_cards=1))
         crops, wanted = [], []
         for card in whole:
             if card["label"] not in FACES or card["occluded"] > MAX_OCCLUDED:
