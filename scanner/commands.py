@@ -234,7 +234,11 @@ def _train_ink(args: argparse.Namespace) -> int:
         if done % 50 == 0 or done == total:
             print(f"tweak train-ink: {done}/{total} tables", file=sys.stderr, flush=True)
 
-    recipe = train(out, args.tables, args.seed, progress=progress)
+    try:
+        recipe = train(out, args.tables, args.seed, progress=progress)
+    except ValueError as err:  # (too few tables to learn from)
+        print(f"tweak train-ink: {err}", file=sys.stderr)
+        return 2
     print(f"wrote {out}: {recipe['faces']} faces, colours right on the held-out fifth {recipe['held_out_right']:.4f}")
     return 0
 

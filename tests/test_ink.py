@@ -74,6 +74,15 @@ def test_train_ink_writes_a_model_the_scanner_reads(tmp_path, capsys) -> None:
     assert "no folder" in capsys.readouterr().err
 
 
+def test_train_ink_names_tables_without_a_face(monkeypatch, tmp_path, capsys) -> None:
+    import scanner.train.ink as training
+
+    monkeypatch.setattr(training, "FACES", frozenset())  # (as if no face lay on the tables)
+    assert main(["train-ink", "--tables", "1", "--out", str(tmp_path / "ink.json")]) == 2
+    assert "no face lies whole on the 1 tables" in capsys.readouterr().err
+    assert not (tmp_path / "ink.json").exists()
+
+
 def test_the_shipped_ink_model_is_the_one_its_recipe_makes() -> None:
     recipe = json.loads(DEFAULT_MODEL.read_text())["recipe"]
     assert recipe["tables"] == 400 and recipe["seed"] == 0 and recipe["held_out_right"] > 0.95

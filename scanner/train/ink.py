@@ -62,6 +62,8 @@ def create_dataset(
             colours += wanted
         if progress is not None:
             progress(i + 1, tables)
+    if not features:
+        raise ValueError(f"no face lies whole on the {tables} tables from seed {first}: take more tables")
     return np.concatenate(features), np.asarray(colours)
 
 
