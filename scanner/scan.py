@@ -68,6 +68,14 @@ class ScanSettings:
     # photo of a few cards) make it look again at a width showing them so long (farther, it finds
     # small cards itself: RESULTS, sixteenth session) ...
     learned_card_length: float = 0.053
+    #: zero-shot, a card the finder is sure of by its shape alone that the classifier reads as no card
+    #: is kept (read unsurely) where the classifier does not know the frame's art: its readings of the
+    #: frame's cards are this sure at the median, or less (own art: ~0.99, so its "no card" counts) ...
+    shape_art_unknown: float = 0.9
+    shape_finder_sure: float = 0.95  # ... the finder's mean card probability over the quad's blob
+    shape_angle_agreement: float = 0.5  # ... its pixels' agreement on the card's angle
+    shape_aspect: tuple[float, float] = (1.25, 1.6)  # ... long over short side (TWEAK 1.40)
+    shape_area: tuple[float, float] = (0.65, 1.35)  # ... area, over the frame's usual card (3 cards or more)
     rescale_between: tuple[float, float] = (1.3, 10.0)
     rescale_alone: float = 3.5  # ... but one outline alone longer than this is the play mat's printed line
     # ... and an outline tiled by the finder's quads of the size it learned (each this share of it
@@ -179,13 +187,14 @@ class Scanner:
             predictions = self._read_ink(source, detections, predictions)
         cards: list[ScannedCard] = []
         rejected = 0
-        for det, pred in zip(detections, predictions):
+        by_shape = self._cards_by_shape(detections, predictions) if self.profile is None else set()
+        for index, (det, pred) in enumerate(zip(detections, predictions)):
             # (an unsure card on one of the mat's markers is the marker: a black square with a white
             # pattern, which the classifier can take for a back; a card lying on a marker hides it
             # and reads surely)
             on_marker = pred.confidence < SETTINGS.marker_check_below and _on_mat_marker(gray, det.corners, mat)
             # (an outline where the finder sees no card at all needs the classifier to see one)
-            if on_marker or (pred.label == "none" and (not det.outlined or det.unseen)):
+            if on_marker or (pred.label == "none" and (not det.outlined or det.unseen) and index not in by_shape):
                 rejected += 1
                 continue
             if pred.label == "none":  # a card by its outline, in an art the classifier does not know
@@ -211,6 +220,27 @@ class Scanner:
             cards = _drop_outlined_twice(cards)
         target = find_target(cards, (frame.shape[1], frame.shape[0]))
         return ScanResult(cards, target, mat, (time.perf_counter() - started) * 1000, rejected)
+
+    def _cards_by_shape(self, detections: list[Detection], predictions: list[Any]) -> set[int]:
+        """Which of the finder's quads read as no card are cards all the same, by their shape: zero-
+        shot, the classifier's "no card" is worth little on an art it does not know (a T! card's
+        back in another deck's art), while the finder found a card's shape there, surely, of a
+        card's proportions and the size of the frame's other cards (``ScanSettings.shape_*``)."""
+        cards = [(d, p) for d, p in zip(detections, predictions) if p.label != "none"]
+        if len(cards) < 3 or float(np.median([p.confidence for _, p in cards])) > SETTINGS.shape_art_unknown:
+            return set()
+        usual = float(np.median([d.area for d, _ in cards]))
+        return {
+            i
+            for i, (d, p) in enumerate(zip(detections, predictions))
+            if p.label == "none"
+            and not d.outlined
+            and not d.weak
+            and d.score >= SETTINGS.shape_finder_sure
+            and d.angle_agreement >= SETTINGS.shape_angle_agreement
+            and SETTINGS.shape_aspect[0] <= aspect_ratio(d.corners) <= SETTINGS.shape_aspect[1]
+            and SETTINGS.shape_area[0] <= d.area / usual <= SETTINGS.shape_area[1]
+        }
 
     def find_cards(
         self, frame: np.ndarray, gray: np.ndarray | None = None, pile: bool = False, enrolment: bool = False

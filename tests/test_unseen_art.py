@@ -12,6 +12,7 @@ import pytest
 from scanner.find.detect import Detection, fuse_outlines
 from scanner.metrics import expected_cards, match, quad_iou
 from scanner.read.adapt import SETTINGS, card_image
+from scanner.read.classify import Prediction
 from scanner.read.profile import enrol_cards, single_card
 from scanner.scan import SETTINGS as SCAN_SETTINGS
 from scanner.scan import Scanner, load_scanner
@@ -206,3 +207,42 @@ def test_a_family_of_art_never_used_in_training_is_found_and_read() -> None:
     right = sum(read[j].label == required[i]["label"] for i, j in pairs)
     assert right == len(pairs), [(required[i]["label"], read[j].label) for i, j in pairs]
     assert np.mean([quad_iou(truth[i], read[j].corners) for i, j in pairs]) > 0.75  # outlined on the card
+
+
+def _reading(label: str, confidence: float) -> Prediction:
+    return Prediction(label, confidence, False, np.zeros(1, np.float32))
+
+
+def test_a_card_the_finder_is_sure_of_is_kept_where_the_classifier_does_not_know_the_art() -> None:
+    """Zero-shot, a quad the finder found surely, of a card's proportions and the frame's card
+    size, read as no card, is a card where the frame's other cards are read unsurely (an art the
+    classifier does not know: a T! card's back of another deck); not where they are read surely,
+    nor when it is far from a card's size or shape, or the finder was unsure of it."""
+    scanner = Scanner(classifier=None)  # (only the rule is tried: it reads no pixels)
+    card = Detection(box(600, 300, 70, 100), 0.97, angle_agreement=0.9)
+    others = [Detection(box(100 + 120 * k, 100, 70, 98), 0.98, angle_agreement=0.9) for k in range(4)]
+    detections = [*others, card]
+
+    def kept(card_reading_confidence: float, quad: Detection = card) -> bool:
+        readings = [_reading("red-3", card_reading_confidence) for _ in others] + [_reading("none", 0.8)]
+        return 4 in scanner._cards_by_shape([*others, quad], readings)
+
+    assert kept(0.55)  # the frame's art unknown
+    assert not kept(0.99)  # the classifier knows this art: its "no card" counts
+    assert not kept(0.55, Detection(box(600, 300, 35, 50), 0.97, angle_agreement=0.9))  # a quarter of a card's area
+    assert not kept(0.55, Detection(box(600, 300, 70, 180), 0.97, angle_agreement=0.9))  # too long for a card
+    assert not kept(0.55, Detection(box(600, 300, 70, 100), 0.88, angle_agreement=0.9))  # the finder unsure
+    assert not kept(0.55, dataclasses.replace(card, outlined=True))  # an outline's "no card" has its own rule
+    assert scanner._cards_by_shape(detections[-3:], [_reading("red-3", 0.5)] * 2 + [_reading("none", 0.8)]) == set()
+
+
+def test_a_t_pile_of_an_unseen_art_is_found_by_its_shape() -> None:
+    """Pips deck 2 (no network trained on it): the T! pile's top card, whose back the classifier
+    reads as no card, is found by the finder's card shape, and read so unsurely that nothing
+    downstream takes its label as sure (it was missed before)."""
+    rendered = render_table(40_900_029, style=deck("pips", 2))
+    (pile,) = [c for c in rendered.truth["cards"] if c["role"] == "tweak_pile" and c["occluded"] < 0.25]
+    found = load_scanner().scan(rendered.image).cards
+    best = max(found, key=lambda c: quad_iou(np.array(pile["corners"]), c.corners))
+    assert quad_iou(np.array(pile["corners"]), best.corners) > 0.6
+    assert best.confidence < 0.5
