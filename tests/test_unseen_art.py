@@ -215,25 +215,32 @@ def _reading(label: str, confidence: float) -> Prediction:
 
 def test_a_card_the_finder_is_sure_of_is_kept_where_the_classifier_does_not_know_the_art() -> None:
     """Zero-shot, a quad the finder found surely, of a card's proportions and the frame's card
-    size, read as no card, is a card where the frame's other cards are read unsurely (an art the
-    classifier does not know: a T! card's back of another deck); not where they are read surely,
-    nor when it is far from a card's size or shape, or the finder was unsure of it."""
-    scanner = Scanner(classifier=None)  # (only the rule is tried: it reads no pixels)
+    size, with an edge all round, read as no card, is a card where the frame's other cards are
+    read unsurely (an art the classifier does not know: a T! card's back of another deck); not
+    where they are read surely, nor when it is far from a card's size or shape, the finder was
+    unsure of it, or one side shows no edge (a quad cut out of something larger)."""
+    scanner = Scanner(classifier=None)  # (only the rule is tried)
+    frame = np.full((720, 1280, 3), 60, np.uint8)
     card = Detection(box(600, 300, 70, 100), 0.97, angle_agreement=0.9)
     others = [Detection(box(100 + 120 * k, 100, 70, 98), 0.98, angle_agreement=0.9) for k in range(4)]
-    detections = [*others, card]
+    for d in [*others, card]:
+        (x0, y0), (x1, y1) = d.corners[0].astype(int), d.corners[2].astype(int)
+        frame[y0:y1, x0:x1] = 220
+    frame[500:600, 600:800] = 220  # something larger than a card: its left part is card-shaped
 
     def kept(card_reading_confidence: float, quad: Detection = card) -> bool:
         readings = [_reading("red-3", card_reading_confidence) for _ in others] + [_reading("none", 0.8)]
-        return 4 in scanner._cards_by_shape([*others, quad], readings)
+        return 4 in scanner._cards_by_shape(frame, [*others, quad], readings)
 
     assert kept(0.55)  # the frame's art unknown
     assert not kept(0.99)  # the classifier knows this art: its "no card" counts
     assert not kept(0.55, Detection(box(600, 300, 35, 50), 0.97, angle_agreement=0.9))  # a quarter of a card's area
     assert not kept(0.55, Detection(box(600, 300, 70, 180), 0.97, angle_agreement=0.9))  # too long for a card
     assert not kept(0.55, Detection(box(600, 300, 70, 100), 0.88, angle_agreement=0.9))  # the finder unsure
+    assert not kept(0.55, Detection(box(600, 500, 70, 100), 0.97, angle_agreement=0.9))  # no edge on its right
     assert not kept(0.55, dataclasses.replace(card, outlined=True))  # an outline's "no card" has its own rule
-    assert scanner._cards_by_shape(detections[-3:], [_reading("red-3", 0.5)] * 2 + [_reading("none", 0.8)]) == set()
+    two = [_reading("red-3", 0.5)] * 2 + [_reading("none", 0.8)]
+    assert scanner._cards_by_shape(frame, [*others[:2], card], two) == set()  # too few cards to know their size
 
 
 def test_a_t_pile_of_an_unseen_art_is_found_by_its_shape() -> None:

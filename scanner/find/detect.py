@@ -199,15 +199,35 @@ def outline_contrast(frame: np.ndarray, quad: np.ndarray, contrast: float, sampl
     >>> outline_contrast(frame, quad, 10.0), outline_contrast(frame, quad + 15, 10.0) < 0.6
     (1.0, True)
     """
-    lab = cv2.cvtColor(cv2.GaussianBlur(frame, (3, 3), 0), cv2.COLOR_BGR2Lab).astype(np.float32)
-    h, w = lab.shape[:2]
+    return float(side_contrasts(frame, quad, contrast, samples).mean())
+
+
+def side_contrasts(frame: np.ndarray, quad: np.ndarray, contrast: float, samples: int = 16) -> np.ndarray:
+    """``outline_contrast`` of each of ``quad``'s four sides: a card lying on a table shows an
+    edge all round; a quad cut out of something larger (half a phone) has a side without one.
+
+    >>> frame = np.full((100, 100, 3), 40, np.uint8); frame[30:70, 35:90] = 230
+    >>> side_contrasts(frame, np.array([[35, 30], [65, 30], [65, 70], [35, 70]], np.float32), 10.0).tolist()
+    [1.0, 0.0, 1.0, 1.0]
+    """
     quad = np.asarray(quad, np.float32).reshape(4, 2)
     starts, ends = quad, quad[[1, 2, 3, 0]]
     sides = np.linalg.norm(ends - starts, axis=1)
     step = max(3.0, 0.03 * float(sides.min()))  # px either side of the outline
+    # only the window the samples lie in (and the blur's reach) is converted to Lab
+    fh, fw = frame.shape[:2]
+    x0, y0 = np.clip(np.floor(quad.min(axis=0) - step - 3), 0, [fw, fh]).astype(int)
+    x1, y1 = np.clip(np.ceil(quad.max(axis=0) + step + 4), 0, [fw, fh]).astype(int)
+    if x1 <= x0 or y1 <= y0:
+        return np.zeros(4)
+    window = frame[y0:y1, x0:x1]
+    lab = cv2.cvtColor(cv2.GaussianBlur(window, (3, 3), 0), cv2.COLOR_BGR2Lab).astype(np.float32)
+    h, w = lab.shape[:2]
+    starts, ends = starts - (x0, y0), ends - (x0, y0)
+    centre = quad.mean(axis=0) - (x0, y0)
     along = (ends - starts) / np.maximum(sides, 1e-6)[:, None]
     normal = np.stack([along[:, 1], -along[:, 0]], axis=1)
-    outward = np.sign(((starts + ends) / 2 - quad.mean(axis=0)) @ normal.T).diagonal()
+    outward = np.sign(((starts + ends) / 2 - centre) @ normal.T).diagonal()
     normal *= np.where(outward == 0, 1.0, outward)[:, None]
     t = np.linspace(0.15, 0.85, samples)[None, :, None]
     pts = starts[:, None] + (ends - starts)[:, None] * t
@@ -218,7 +238,7 @@ def outline_contrast(frame: np.ndarray, quad: np.ndarray, contrast: float, sampl
         y = np.clip(np.rint(p[..., 1]).astype(int), 0, h - 1)
         return lab[y, x]
 
-    return float((np.linalg.norm(at(outside) - at(inside), axis=-1) > contrast).mean())
+    return (np.linalg.norm(at(outside) - at(inside), axis=-1) > contrast).mean(axis=1)
 
 
 def contained_share(outer: np.ndarray, inner: np.ndarray) -> float:
