@@ -76,11 +76,9 @@ class ScanSettings:
     # photo of a few cards) make it look again at a width showing them so long (farther, it finds
     # small cards itself: RESULTS, sixteenth session) ...
     learned_card_length: float = 0.053
-    #: zero-shot, a card the finder is sure of by its shape alone that the classifier reads as no card
-    #: is kept (read unsurely) where the classifier does not know the frame's art: its readings of the
-    #: frame's cards are this sure at the median, or less (own art: ~0.99, so its "no card" counts) ...
-    shape_art_unknown: float = 0.9
-    shape_finder_sure: float = 0.95  # ... the finder's mean card probability over the quad's blob
+    #: zero-shot, a finder's quad the classifier reads as no card is a card all the same (read
+    #: unsurely) when the finder is sure of its shape: its blob's mean card probability ...
+    shape_finder_sure: float = 0.95  # ... is this or more
     shape_angle_agreement: float = 0.5  # ... its pixels' agreement on the card's angle
     shape_aspect: tuple[float, float] = (1.25, 1.6)  # ... long over short side (TWEAK 1.40)
     shape_area: tuple[float, float] = (0.65, 1.35)  # ... area, over the frame's usual card (3 cards or more)
@@ -237,11 +235,12 @@ class Scanner:
     def _cards_by_shape(self, frame: np.ndarray, detections: list[Detection], predictions: list[Any]) -> set[int]:
         """Which of the finder's quads read as no card are cards all the same, by their shape: zero-
         shot, the classifier's "no card" is worth little on an art it does not know (a T! card's
-        back in another deck's art), while the finder found a card's shape there, surely, of a
-        card's proportions and the size of the frame's other cards, with an edge on every side
-        (``ScanSettings.shape_*``)."""
+        back in another deck's art, even where it reads the deck's faces well), while the finder
+        found a card's shape there, surely, of a card's proportions and the size of the frame's
+        other cards, with an edge on every side (``ScanSettings.shape_*``). (Only without a deck
+        profile: a profile knows the deck's backs and T! cards.)"""
         cards = [(d, p) for d, p in zip(detections, predictions) if p.label != "none"]
-        if len(cards) < 3 or float(np.median([p.confidence for _, p in cards])) > SETTINGS.shape_art_unknown:
+        if len(cards) < 3:
             return set()
         usual = float(np.median([d.area for d, _ in cards]))
         return {
