@@ -76,6 +76,12 @@ class ScanSettings:
     # photo of a few cards) make it look again at a width showing them so long (farther, it finds
     # small cards itself: RESULTS, sixteenth session) ...
     learned_card_length: float = 0.053
+    rescale_between: tuple[float, float] = (1.3, 10.0)
+    rescale_alone: float = 3.5  # ... but one outline alone longer than this is the play mat's printed line
+    # ... and an outline tiled by the finder's quads of the size it learned (each this share of it
+    # or more, lying apart, together this share) is cards side by side, not one card seen nearer
+    group_part: float = 0.15
+    group_cover: float = 0.6
     #: zero-shot, a finder's quad the classifier reads as no card is a card all the same (read
     #: unsurely) when the finder is sure of its shape: its blob's mean card probability ...
     shape_finder_sure: float = 0.95  # ... is this or more
@@ -87,12 +93,6 @@ class ScanSettings:
     #: without one: on cluttered tables 11 such kept of 30, true cards 60 of 69)
     shape_edge_contrast: float = 10.0
     shape_edge_shown: float = 0.4
-    rescale_between: tuple[float, float] = (1.3, 10.0)
-    rescale_alone: float = 3.5  # ... but one outline alone longer than this is the play mat's printed line
-    # ... and an outline tiled by the finder's quads of the size it learned (each this share of it
-    # or more, lying apart, together this share) is cards side by side, not one card seen nearer
-    group_part: float = 0.15
-    group_cover: float = 0.6
 
 
 SETTINGS = ScanSettings()
@@ -198,7 +198,8 @@ class Scanner:
             predictions = self._read_ink(source, detections, predictions)
         cards: list[ScannedCard] = []
         rejected = 0
-        by_shape = self._cards_by_shape(source, detections, predictions) if self.profile is None else set()
+        # (not in a won pile's picture: its score counts every card's label, and a guess would count)
+        by_shape = self._cards_by_shape(source, detections, predictions) if self.profile is None and not pile else set()
         for index, (det, pred) in enumerate(zip(detections, predictions)):
             # (an unsure card on one of the mat's markers is the marker: a black square with a white
             # pattern, which the classifier can take for a back; a card lying on a marker hides it
