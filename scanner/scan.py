@@ -621,17 +621,31 @@ class Scanner:
         out_p = [p for _, p in good]
         found = len(out_d)  # (the cards the finder found and read well come first: see below)
         groups = [[bad[i] for i in group] for group in _touching_groups([d for d, _ in bad])]
-        for members, too_big in [(group, False) for group in groups] + [([one], True) for one in oversize]:
+        tries = [(group, False) for group in groups] + [([one], True) for one in oversize]
+        cuts_of = []
+        for members, too_big in tries:
             points = np.concatenate([d.corners for d, _ in members]).astype(np.float32)
             outline = cv2.boxPoints(cv2.minAreaRect(points)).astype(np.float32)
-            best = None
             # (cards each outlined whole are that many cards at least: on an art the classifier
             # does not know, two touching cards' joint outline can read surer than either)
             outlined = sum(_outlined_card(d) for d, _ in members)
-            for parts in _cuts(outline, typical):
-                if (len(parts) == 1 and too_big) or len(parts) < outlined:  # (too_big: the card as it is, read)
-                    continue
-                sub = self._classify([card_crop(source, q, self.classifier.margin) for q in parts])
+            cuts_of.append(
+                [
+                    parts
+                    for parts in _cuts(outline, typical)  # (too_big: the card as it is, read)
+                    if not ((len(parts) == 1 and too_big) or len(parts) < outlined)
+                ]
+            )
+        # every part of every cut read in one batch (each crop is read alone: the same readings)
+        readings = iter(
+            self._classify(
+                [card_crop(source, q, self.classifier.margin) for cuts in cuts_of for parts in cuts for q in parts]
+            )
+        )
+        for (members, _), cuts in zip(tries, cuts_of):
+            best = None
+            for parts in cuts:
+                sub = [next(readings) for _ in parts]
                 if all(_accepted(p) for p in sub):
                     score = min(p.confidence for p in sub)
                     if best is None or score > best[0]:
