@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import random
 
-import cv2
 import numpy as np
 import pytest
 
@@ -256,47 +255,3 @@ def test_a_t_pile_of_an_unseen_art_is_found_by_its_shape() -> None:
     assert best.confidence < 0.5
     in_pile_picture = scanner.scan(rendered.image, pile=True).cards
     assert all(quad_iou(np.array(pile["corners"]), c.corners) < 0.3 for c in in_pile_picture)
-
-
-def test_an_outline_read_as_no_card_must_look_like_the_frames_cards() -> None:
-    """An outline the classifier reads as no card is a card by its outline alone: kept at the size
-    and proportions of the frame's read cards, not twice their size or a phone's length; a quad
-    read as a card, or with too few cards to know their size, is not judged."""
-    scanner = Scanner(classifier=None)  # (only the rule is tried)
-    frame = np.full((720, 1280, 3), 60, np.uint8)
-    others = [Detection(box(100 + 120 * k, 100, 70, 98), 0.98, outlined=True) for k in range(4)]
-
-    def unlike(quad: np.ndarray, label: str = "none", cards: int = 4) -> bool:
-        readings = [_reading("red-3", 0.9)] * cards + [_reading(label, 0.6)]
-        return cards in scanner._unlike_the_cards(
-            frame, [*others[:cards], Detection(quad, 0.9, outlined=True)], readings
-        )
-
-    assert not unlike(box(600, 300, 70, 100))  # a card the classifier does not know
-    assert not unlike(box(600, 300, 52, 72))  # ... outlined at a frame printed inside it
-    assert unlike(box(600, 300, 110, 150))  # a score pad: over twice the cards' area
-    assert unlike(box(600, 300, 60, 130))  # a phone: too long for a card
-    assert not unlike(box(600, 300, 60, 130), label="red-3")  # read as a card: the classifier's word
-    assert not unlike(box(600, 300, 110, 150), cards=2)  # too few cards to know their size
-
-
-def test_a_phone_on_a_cluttered_table_is_not_taken_for_a_card(monkeypatch) -> None:
-    """Pips deck 1 (no network trained on it) with things on the table: a phone's outline, which
-    the classifier reads as no card, is no longer reported as a card (it was), and every card is
-    still found."""
-    rendered = render_table(40_800_013, style=deck("pips", 1), clutter=True)
-    required, _ = expected_cards(rendered.truth)
-    phones = [
-        np.array(c["corners"], np.float32).reshape(-1, 1, 2) for c in rendered.truth["clutter"] if c["kind"] == "phone"
-    ]
-    scanner = load_scanner()
-
-    def on_the_phone(cards: list) -> list:
-        middles = [tuple(map(float, c.corners.mean(axis=0))) for c in cards]
-        return [c.label for c, m in zip(cards, middles) if any(cv2.pointPolygonTest(p, m, False) >= 0 for p in phones)]
-
-    found = scanner.scan(rendered.image).cards
-    assert len(match([np.array(c["corners"]) for c in required], [c.corners for c in found])) == len(required)
-    assert on_the_phone(found) == []
-    monkeypatch.setattr(Scanner, "_unlike_the_cards", lambda self, *args: set())
-    assert on_the_phone(scanner.scan(rendered.image).cards) != []  # (what the rule stops)
