@@ -93,12 +93,6 @@ class ScanSettings:
     #: without one: on cluttered tables 11 such kept of 30, true cards 60 of 69)
     shape_edge_contrast: float = 10.0
     shape_edge_shown: float = 0.4
-    #: an outline the classifier reads as no card is a card by its outline alone, so it must look
-    #: like the frame's cards (3 read cards or more): this share of their usual area (a card
-    #: outlined at a frame printed inside it shows about half its area, so one outlined at its edge
-    #: among cards outlined at their frame is nearly twice theirs) ...
-    outline_only_area: tuple[float, float] = (0.45, 1.8)
-    outline_only_aspect: float = 1.7  # ... long over short side at most (a phone, a pen: 2 and more)
 
 
 SETTINGS = ScanSettings()
@@ -206,15 +200,13 @@ class Scanner:
         rejected = 0
         # (not in a won pile's picture: its score counts every card's label, and a guess would count)
         by_shape = self._cards_by_shape(source, detections, predictions) if self.profile is None and not pile else set()
-        unlike = self._unlike_the_cards(source, detections, predictions) if not pile else set()
         for index, (det, pred) in enumerate(zip(detections, predictions)):
             # (an unsure card on one of the mat's markers is the marker: a black square with a white
             # pattern, which the classifier can take for a back; a card lying on a marker hides it
             # and reads surely)
             on_marker = pred.confidence < SETTINGS.marker_check_below and _on_mat_marker(gray, det.corners, mat)
             # (an outline where the finder sees no card at all needs the classifier to see one)
-            outline_only = det.outlined and not det.unseen and index not in unlike
-            if on_marker or (pred.label == "none" and not outline_only and index not in by_shape):
+            if on_marker or (pred.label == "none" and (not det.outlined or det.unseen) and index not in by_shape):
                 rejected += 1
                 continue
             if pred.label == "none":  # a card by its outline, in an art the classifier does not know
@@ -263,25 +255,6 @@ class Scanner:
             and SETTINGS.shape_aspect[0] <= aspect_ratio(d.corners) <= SETTINGS.shape_aspect[1]
             and SETTINGS.shape_area[0] <= d.area / usual <= SETTINGS.shape_area[1]
             and side_contrasts(frame, d.corners, SETTINGS.shape_edge_contrast).min() >= SETTINGS.shape_edge_shown
-        }
-
-    def _unlike_the_cards(self, frame: np.ndarray, detections: list[Detection], predictions: list[Any]) -> set[int]:
-        """Which outlines read as no card are unlike the frame's cards (``ScanSettings.outline_only_*``),
-        so that their outline alone does not make them cards: another size than the frame's read
-        cards or longer than a card (on cluttered tables: a phone, a row of tiles, a score pad's
-        printed box). Nothing is said with under 3 read cards."""
-        cards = [d for d, p in zip(detections, predictions) if p.label != "none"]
-        if len(cards) < 3:
-            return set()
-        usual = float(np.median([d.area for d in cards]))
-        low, high = SETTINGS.outline_only_area
-        return {
-            i
-            for i, (d, p) in enumerate(zip(detections, predictions))
-            if p.label == "none"
-            and d.outlined
-            and not d.unseen
-            and (not low <= d.area / usual <= high or aspect_ratio(d.corners) > SETTINGS.outline_only_aspect)
         }
 
     def find_cards(
