@@ -7,7 +7,8 @@ Frames come from a held-out seed range under the harshest conditions, each with 
 plus the deck, the T! pile, T! cards and won piles. Prints card recall and precision, label
 accuracy, the share of frames with every card right, the target read right (where the deck's top
 card is in view, as a card must be to count as required; and over all frames), the full pipeline's
-median time on a 1280x720 frame with 12 cards on one core, and the tracker's time per frame.
+median time on a 1280x720 frame with 12 cards on one core (and, with more cores, with the finder in
+a thread of its own beside the outlines, as `tweak` runs), and the tracker's time per frame.
 
 A 500-frame set moves by 2-4 frames with changes that should be neutral: judge a change on
 several sets (``--sets 7``: seeds FIRST, FIRST + 1,000,000, ...; one line each, then all of them
@@ -160,7 +161,9 @@ def main() -> None:
     if len(counts) > 1:
         report(f"all {len(counts)} sets ({total['frames']} frames, {total['required']} cards)", total)
     scanner = load(args.detector, args.finder, args.classifier)
-    # speed: 1280x720, 12 centre cards, neutral conditions, one core
+    # speed: 1280x720, 12 centre cards, neutral conditions, one core (the finder not in a thread of
+    # its own); then, where there are more cores, with it beside the outlines as `tweak` runs
+    threaded, scanner.finder_thread = scanner.finder_thread, False
     times, track_times = [], []
     tracker = Tracker()
     for i in range(40):
@@ -171,8 +174,17 @@ def main() -> None:
         t = time.perf_counter()
         tracker.update(i * 0.1, frame, result)
         track_times.append(time.perf_counter() - t)
+    beside = ""
+    if threaded:
+        scanner.finder_thread = True
+        both = []
+        for i in range(40):
+            t = time.perf_counter()
+            scanner.scan(speed_frame(i))
+            both.append(time.perf_counter() - t)
+        beside = f" ({statistics.median(both) * 1000:.1f} ms with the finder in a thread beside the outlines)"
     print(
-        f"full pipeline, 1280x720 with 12 cards: median {statistics.median(times) * 1000:.1f} ms on one core; "
+        f"full pipeline, 1280x720 with 12 cards: median {statistics.median(times) * 1000:.1f} ms on one core{beside}; "
         f"tracker {statistics.median(track_times) * 1000:.2f} ms per frame"
     )
 

@@ -89,16 +89,21 @@ def frames_of(style: Any, count: int) -> list[np.ndarray]:
 
 
 def measure(scanner: Any, frames: list[np.ndarray]) -> tuple[dict[str, float], list[float]]:
-    """Mean milliseconds a frame by stage, and each frame's whole scan in milliseconds."""
-    for frame in frames[:3]:  # (warm-up: the networks' first runs are slower)
-        scanner.scan(frame)
-    clock = StageClock()
-    whole: list[float] = []
-    with clock.installed():
-        for frame in frames:
-            started = time.perf_counter()
+    """Mean milliseconds a frame by stage, and each frame's whole scan in milliseconds, on one core
+    (the finder not in a thread of its own beside the outlines)."""
+    threaded, scanner.finder_thread = scanner.finder_thread, False
+    try:
+        for frame in frames[:3]:  # (warm-up: the networks' first runs are slower)
             scanner.scan(frame)
-            whole.append((time.perf_counter() - started) * 1000)
+        clock = StageClock()
+        whole: list[float] = []
+        with clock.installed():
+            for frame in frames:
+                started = time.perf_counter()
+                scanner.scan(frame)
+                whole.append((time.perf_counter() - started) * 1000)
+    finally:
+        scanner.finder_thread = threaded
     stages = {stage: clock.seconds.get(stage, 0.0) * 1000 / len(frames) for _, _, stage in STAGES}
     stages["rest"] = statistics.mean(whole) - sum(stages.values())
     return stages, whole

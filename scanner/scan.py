@@ -3,7 +3,9 @@ cards with labels, corners from the printed top-left, confidence, zone, and the 
 
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -93,6 +95,10 @@ class ScanSettings:
     #: without one: on cluttered tables 11 such kept of 30, true cards 60 of 69)
     shape_edge_contrast: float = 10.0
     shape_edge_shown: float = 0.4
+    #: with more than one core, the finder's network looks at the frame in a thread of its own while
+    #: the classical outlines are drawn (both leave Python's lock while they work): the same cards,
+    #: 15 % sooner on two cores (RESULTS, twenty-fourth session)
+    finder_beside_outlines: bool = True
 
 
 SETTINGS = ScanSettings()
@@ -159,6 +165,22 @@ class Scanner:
         self.finder = finder  # the learned card finder (scanner.find.segment), or None: classical detection
         self.calibration = calibration  # zones without a mat (scanner.geometry.calibration)
         self.ink = ink  # the faces' colour read from their ink (scanner.read.ink), or None
+        # the finder beside the outlines (``ScanSettings.finder_beside_outlines``); a benchmark of
+        # one core's time sets it False
+        self.finder_thread = SETTINGS.finder_beside_outlines and _cores() > 1
+        self._thread: ThreadPoolExecutor | None = None
+        self._thread_pid = 0
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_thread": None}  # (a copy starts its own thread when it needs one)
+
+    def _beside(self, work: Any, *args: Any) -> Future:
+        """``work(*args)`` started in the scanner's own thread (a forked process has none of its
+        parent's threads: it starts its own)."""
+        if self._thread is None or self._thread_pid != os.getpid():
+            self._thread = ThreadPoolExecutor(1, thread_name_prefix="card-finder")
+            self._thread_pid = os.getpid()
+        return self._thread.submit(work, *args)
 
     @property
     def doubt_below(self) -> float | None:
@@ -264,26 +286,35 @@ class Scanner:
         the learned finder's cards fused, a card's outline winning over its printed parts (``scan``'s
         first step; ``pile``: a won pile's picture, as in ``scan``; ``enrolment``: enrolment's
         outlines, as ``detect_cards``)."""
-        outlines = detect_cards(frame, enrolment=enrolment)
         if self.finder is None:
+            outlines = detect_cards(frame, enrolment=enrolment)
             for d in outlines:
                 d.outlined = True
             return outlines
         if gray is None:
             gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        learned, prob = self._find(frame, gray, outlines, look_again=not pile)
+        # (the finder's first look does not need the outlines)
+        first = self._beside(self.finder.find_and_map, frame, gray) if self.finder_thread else None
+        outlines = detect_cards(frame, enrolment=enrolment)
+        learned, prob = self._find(frame, gray, outlines, not pile, first.result() if first is not None else None)
         return fuse_outlines(learned, outlines, prob, (frame.shape[1], frame.shape[0]))
 
     def _find(
-        self, frame: np.ndarray, gray: np.ndarray, outlines: list[Detection], look_again: bool = True
+        self,
+        frame: np.ndarray,
+        gray: np.ndarray,
+        outlines: list[Detection],
+        look_again: bool = True,
+        first: tuple[list[Detection], np.ndarray] | None = None,
     ) -> tuple[list[Detection], np.ndarray]:
         """The learned finder's cards and map. The finder learned cards of one size in the frame
         (a camera at the mount's height); where the classical outlines (art- and size-blind) show
         cards of a size far from it that the finder did not find, it looks again at the width
         that shows them at its size, and that look is kept if it finds more of the outlines.
         ``look_again=False``: not (a won pile spread out: its cards lie side by side in groups
-        whose joint outline has a card's proportions, and its picture is taken nearer)."""
-        learned, prob = self.finder.find_and_map(frame, gray)
+        whose joint outline has a card's proportions, and its picture is taken nearer). ``first``:
+        the finder's first look, where it was already taken."""
+        learned, prob = first if first is not None else self.finder.find_and_map(frame, gray)
         width = self._rescaled_width(learned, outlines, frame.shape[1]) if look_again else None
         if width is None:
             return learned, prob
@@ -947,6 +978,14 @@ def find_target(cards: list[ScannedCard], frame_size: tuple[int, int] | None = N
 def _deck_confidence(card: ScannedCard) -> float:
     """A pile's reading, not marked down for touching (the deck and the T! pile lie side by side)."""
     return card.confidence / SETTINGS.touching_penalty if card.touching else card.confidence
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # (not Linux)
+        return os.cpu_count() or 1
 
 
 def load_scanner(

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import time
 from pathlib import Path
 
 import cv2
@@ -13,6 +16,8 @@ from scanner.find.detect import detect_cards, work_frame
 from scanner.geometry.crops import order_portrait, rotate_corners, warp_crop
 from scanner.geometry.mat import MatLayout, find_mat, mat_image, write_mat
 from scanner.metrics import expected_cards, match
+from scanner.scan import load_scanner
+from scanner.synth.families import deck
 from scanner.synth.table import render_table
 
 from .shared_data import SHARED, shared_folder
@@ -444,6 +449,45 @@ def test_the_stage_benchmark_adds_up_to_the_scan_and_leaves_it_as_it_was() -> No
     stages, whole = bench.measure(scanner, frames)
     assert len(whole) == 4 and stages["rest"] >= 0
     assert sum(stages.values()) == pytest.approx(sum(whole) / 4, rel=1e-6)
+
+
+def test_the_finder_beside_the_outlines_finds_the_same_cards() -> None:
+    """With more than one core the finder looks at the frame in a thread of its own while the
+    outlines are drawn: the same cards, corners and confidences as one after the other, also in
+    unseen art (where the finder's second look at another width can follow)."""
+    scanner = load_scanner()
+    frames = [
+        render_table(40_800_000 + i, style=deck(("pips", "dark")[i % 2], 1) if i else None).image for i in range(4)
+    ]
+
+    def cards(threaded: bool) -> list:
+        scanner.finder_thread = threaded
+        return [[(c.label, c.corners.tolist(), c.confidence) for c in scanner.scan(f).cards] for f in frames]
+
+    assert cards(True) == cards(False)
+    assert scanner._thread is not None  # (the thread was used)
+
+
+def test_a_forked_process_scans_with_a_finder_thread_of_its_own() -> None:
+    """A process forked after the scanner's thread started (a benchmark's worker pool) has none of
+    its parent's threads: its scan starts its own instead of waiting for ever."""
+    scanner = load_scanner()
+    scanner.finder_thread = True
+    frame = render_table(40_800_001).image
+    expected = len(scanner.scan(frame).cards)
+    pid = os.fork()
+    if pid == 0:  # the child: exit 0 only with the same cards found
+        os._exit(0 if len(scanner.scan(frame).cards) == expected else 1)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    pytest.fail("the forked process's scan did not end")
 
 
 def _square(centre: tuple[float, float], half: float) -> np.ndarray:
