@@ -166,8 +166,8 @@ def main() -> None:
     threaded, scanner.finder_thread = scanner.finder_thread, False
     times, track_times = [], []
     tracker = Tracker()
-    for i in range(40):
-        frame = speed_frame(i)
+    frames = [speed_frame(i) for i in range(40)]
+    for i, frame in enumerate(frames):
         t = time.perf_counter()
         result = scanner.scan(frame)
         times.append(time.perf_counter() - t)
@@ -178,9 +178,9 @@ def main() -> None:
     if threaded:
         scanner.finder_thread = True
         both = []
-        for i in range(40):
+        for frame in frames:
             t = time.perf_counter()
-            scanner.scan(speed_frame(i))
+            scanner.scan(frame)
             both.append(time.perf_counter() - t)
         beside = f" ({statistics.median(both) * 1000:.1f} ms with the finder in a thread beside the outlines)"
     print(
