@@ -163,7 +163,7 @@ def main() -> None:
     scanner = load(args.detector, args.finder, args.classifier)
     # speed: 1280x720, 12 centre cards, neutral conditions, one core (the finder not in a thread of
     # its own); then, where there are more cores, with it beside the outlines as `tweak` runs
-    threaded, scanner.finder_thread = scanner.finder_thread, False
+    threaded, scanner.threaded = scanner.threaded, False
     times, track_times = [], []
     tracker = Tracker()
     frames = [speed_frame(i) for i in range(40)]
@@ -176,7 +176,7 @@ def main() -> None:
         track_times.append(time.perf_counter() - t)
     beside = ""
     if threaded:
-        scanner.finder_thread = True
+        scanner.threaded = True
         both = []
         for frame in frames:
             t = time.perf_counter()

@@ -91,7 +91,7 @@ def frames_of(style: Any, count: int) -> list[np.ndarray]:
 def measure(scanner: Any, frames: list[np.ndarray]) -> tuple[dict[str, float], list[float]]:
     """Mean milliseconds a frame by stage, and each frame's whole scan in milliseconds, on one core
     (the finder not in a thread of its own beside the outlines)."""
-    threaded, scanner.finder_thread = scanner.finder_thread, False
+    threaded, scanner.threaded = scanner.threaded, False
     try:
         for frame in frames[:3]:  # (warm-up: the networks' first runs are slower)
             scanner.scan(frame)
@@ -103,7 +103,7 @@ def measure(scanner: Any, frames: list[np.ndarray]) -> tuple[dict[str, float], l
                 scanner.scan(frame)
                 whole.append((time.perf_counter() - started) * 1000)
     finally:
-        scanner.finder_thread = threaded
+        scanner.threaded = threaded
     stages = {stage: clock.seconds.get(stage, 0.0) * 1000 / len(frames) for _, _, stage in STAGES}
     stages["rest"] = statistics.mean(whole) - sum(stages.values())
     return stages, whole

@@ -95,10 +95,10 @@ class ScanSettings:
     #: without one: on cluttered tables 11 such kept of 30, true cards 60 of 69)
     shape_edge_contrast: float = 10.0
     shape_edge_shown: float = 0.4
-    #: with more than one core, the finder's network looks at the frame in a thread of its own while
-    #: the classical outlines are drawn (both leave Python's lock while they work): the same cards,
-    #: 15 % sooner on two cores (RESULTS, twenty-fourth session)
-    finder_beside_outlines: bool = True
+    #: with more than one core, the finder's network and the play mat's markers are looked for in
+    #: threads of their own while the classical outlines are drawn (they leave Python's lock while
+    #: they work): the same cards, 15-20 % sooner on two cores (RESULTS, twenty-fourth session)
+    beside_outlines: bool = True
 
 
 SETTINGS = ScanSettings()
@@ -165,22 +165,22 @@ class Scanner:
         self.finder = finder  # the learned card finder (scanner.find.segment), or None: classical detection
         self.calibration = calibration  # zones without a mat (scanner.geometry.calibration)
         self.ink = ink  # the faces' colour read from their ink (scanner.read.ink), or None
-        # the finder beside the outlines (``ScanSettings.finder_beside_outlines``); a benchmark of
-        # one core's time sets it False
-        self.finder_thread = SETTINGS.finder_beside_outlines and _cores() > 1
-        self._thread: ThreadPoolExecutor | None = None
-        self._thread_pid = 0
+        # the finder and the mat beside the outlines (``ScanSettings.beside_outlines``); a
+        # benchmark of one core's time sets it False
+        self.threaded = SETTINGS.beside_outlines and _cores() > 1
+        self._threads: ThreadPoolExecutor | None = None
+        self._threads_pid = 0
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_thread": None}  # (a copy starts its own thread when it needs one)
+        return {**self.__dict__, "_threads": None}  # (a copy starts its own threads when it needs them)
 
     def _beside(self, work: Any, *args: Any) -> Future:
-        """``work(*args)`` started in the scanner's own thread (a forked process has none of its
-        parent's threads: it starts its own)."""
-        if self._thread is None or self._thread_pid != os.getpid():
-            self._thread = ThreadPoolExecutor(1, thread_name_prefix="card-finder")
-            self._thread_pid = os.getpid()
-        return self._thread.submit(work, *args)
+        """``work(*args)`` started in one of the scanner's own threads (a forked process has none of
+        its parent's threads: it starts its own)."""
+        if self._threads is None or self._threads_pid != os.getpid():
+            self._threads = ThreadPoolExecutor(2, thread_name_prefix="scan")
+            self._threads_pid = os.getpid()
+        return self._threads.submit(work, *args)
 
     @property
     def doubt_below(self) -> float | None:
@@ -194,9 +194,14 @@ class Scanner:
         ``faint``: with a deck profile, an outline read as one of the deck's cards under the floor
         (``enrolled_floor``) is kept at that confidence instead of left out (the referee's scan)."""
         started = time.perf_counter()
-        mat = find_mat(frame, self.mat_layout) if self.mat_layout is not None else None
+        looking = self.mat_layout is not None and self.threaded
+        mat_found = self._beside(find_mat, frame, self.mat_layout) if looking else None
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         detections = self.find_cards(frame, gray, pile)
+        if mat_found is not None:
+            mat = mat_found.result()
+        else:
+            mat = find_mat(frame, self.mat_layout) if self.mat_layout is not None else None
         source = mat.normalise_colour(frame) if mat is not None else frame
         crops = [card_crop(source, d.corners, self.classifier.margin) for d in detections]
         predictions = self._classify(crops)
@@ -294,7 +299,7 @@ class Scanner:
         if gray is None:
             gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         # (the finder's first look does not need the outlines)
-        first = self._beside(self.finder.find_and_map, frame, gray) if self.finder_thread else None
+        first = self._beside(self.finder.find_and_map, frame, gray) if self.threaded else None
         outlines = detect_cards(frame, enrolment=enrolment)
         learned, prob = self._find(frame, gray, outlines, not pile, first.result() if first is not None else None)
         return fuse_outlines(learned, outlines, prob, (frame.shape[1], frame.shape[0]))

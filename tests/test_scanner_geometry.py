@@ -451,28 +451,35 @@ def test_the_stage_benchmark_adds_up_to_the_scan_and_leaves_it_as_it_was() -> No
     assert sum(stages.values()) == pytest.approx(sum(whole) / 4, rel=1e-6)
 
 
-def test_the_finder_beside_the_outlines_finds_the_same_cards() -> None:
-    """With more than one core the finder looks at the frame in a thread of its own while the
-    outlines are drawn: the same cards, corners and confidences as one after the other, also in
-    unseen art (where the finder's second look at another width can follow)."""
+def test_the_finder_and_the_mat_beside_the_outlines_find_the_same_cards() -> None:
+    """With more than one core the finder and the mat's markers are looked for in threads of their
+    own while the outlines are drawn: the same cards, corners, confidences and zones as one after
+    the other, also in unseen art (where the finder's second look at another width can follow)."""
     scanner = load_scanner()
     frames = [
         render_table(40_800_000 + i, style=deck(("pips", "dark")[i % 2], 1) if i else None).image for i in range(4)
     ]
 
-    def cards(threaded: bool) -> list:
-        scanner.finder_thread = threaded
-        return [[(c.label, c.corners.tolist(), c.confidence) for c in scanner.scan(f).cards] for f in frames]
+    def cards(threaded: bool, frames: list[np.ndarray]) -> list:
+        scanner.threaded = threaded
+        scans = [scanner.scan(f) for f in frames]
+        return [[(c.label, c.corners.tolist(), c.confidence, c.zone) for c in r.cards] for r in scans]
 
-    assert cards(True) == cards(False)
-    assert scanner._thread is not None  # (the thread was used)
+    assert cards(True, frames) == cards(False, frames)
+    assert scanner._threads is not None  # (the threads were used)
+    with_mat = render_table(37)  # (a render on the play mat, its markers in view)
+    mat = with_mat.truth["mat"]
+    scanner.mat_layout = MatLayout(mat["width"], mat["height"], mat["marker"], mat["inset"])
+    threaded = cards(True, [with_mat.image])
+    assert threaded == cards(False, [with_mat.image])
+    assert any(zone is not None for *_, zone in threaded[0])  # (zones come from the mat found)
 
 
-def test_a_forked_process_scans_with_a_finder_thread_of_its_own() -> None:
-    """A process forked after the scanner's thread started (a benchmark's worker pool) has none of
+def test_a_forked_process_scans_with_threads_of_its_own() -> None:
+    """A process forked after the scanner's threads started (a benchmark's worker pool) has none of
     its parent's threads: its scan starts its own instead of waiting for ever."""
     scanner = load_scanner()
-    scanner.finder_thread = True
+    scanner.threaded = True
     frame = render_table(40_800_001).image
     expected = len(scanner.scan(frame).cards)
     pid = os.fork()
