@@ -168,8 +168,10 @@ class Scanner:
         # the finder and the mat beside the outlines (``ScanSettings.beside_outlines``); a
         # benchmark of one core's time sets it False
         self.threaded = SETTINGS.beside_outlines and _cores() > 1
-        self._threads: ThreadPoolExecutor | None = None
-        self._threads_pid = 0
+        # (made here, not at the first scan: scans from several threads would each make one; its
+        # threads start at the first work given)
+        self._threads: ThreadPoolExecutor | None = ThreadPoolExecutor(2, thread_name_prefix="scan")
+        self._threads_pid = os.getpid()
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_threads": None}  # (a copy starts its own threads when it needs them)

@@ -465,13 +465,17 @@ def test_the_finder_and_the_mat_beside_the_outlines_find_the_same_cards() -> Non
         scans = [scanner.scan(f) for f in frames]
         return [[(c.label, c.corners.tolist(), c.confidence, c.zone) for c in r.cards] for r in scans]
 
+    given = []
+    beside = scanner._beside
+    scanner._beside = lambda work, *args: given.append(work.__name__) or beside(work, *args)
     assert cards(True, frames) == cards(False, frames)
-    assert scanner._threads is not None  # (the threads were used)
+    assert given == ["find_and_map"] * len(frames)  # (the finder's first look went to a thread)
     with_mat = render_table(37)  # (a render on the play mat, its markers in view)
     mat = with_mat.truth["mat"]
     scanner.mat_layout = MatLayout(mat["width"], mat["height"], mat["marker"], mat["inset"])
     threaded = cards(True, [with_mat.image])
     assert threaded == cards(False, [with_mat.image])
+    assert given[-2:] == ["find_mat", "find_and_map"]
     assert any(zone is not None for *_, zone in threaded[0])  # (zones come from the mat found)
 
 
