@@ -97,7 +97,7 @@ class ScanSettings:
     shape_edge_shown: float = 0.4
     #: with more than one core, the finder's network and the play mat's markers are looked for in
     #: threads of their own while the classical outlines are drawn (they leave Python's lock while
-    #: they work): the same cards, 15-20 % sooner on two cores (RESULTS, twenty-fourth session)
+    #: they work): the same cards, about a quarter sooner on two cores (RESULTS, twenty-fourth session)
     beside_outlines: bool = True
 
 
