@@ -168,21 +168,25 @@ class Scanner:
         # the finder and the mat beside the outlines (``ScanSettings.beside_outlines``); a
         # benchmark of one core's time sets it False
         self.threaded = SETTINGS.beside_outlines and _cores() > 1
+        self._threads: ThreadPoolExecutor | None = None
+        self._threads_pid = 0
         # (made here, not at the first scan: scans from several threads would each make one; its
         # threads start at the first work given)
-        self._threads: ThreadPoolExecutor | None = ThreadPoolExecutor(2, thread_name_prefix="scan")
-        self._threads_pid = os.getpid()
+        self._own_threads()
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_threads": None}  # (a copy starts its own threads when it needs them)
 
-    def _beside(self, work: Any, *args: Any) -> Future:
-        """``work(*args)`` started in one of the scanner's own threads (a forked process has none of
-        its parent's threads: it starts its own)."""
+    def _own_threads(self) -> ThreadPoolExecutor:
+        """The scanner's threads; a forked process has none of its parent's: it makes its own."""
         if self._threads is None or self._threads_pid != os.getpid():
             self._threads = ThreadPoolExecutor(2, thread_name_prefix="scan")
             self._threads_pid = os.getpid()
-        return self._threads.submit(work, *args)
+        return self._threads
+
+    def _beside(self, work: Any, *args: Any) -> Future:
+        """``work(*args)`` started in one of the scanner's own threads."""
+        return self._own_threads().submit(work, *args)
 
     @property
     def doubt_below(self) -> float | None:
