@@ -1,10 +1,19 @@
 from __future__ import annotations
 
+import dataclasses
+import os
 import re
 
 import pytest
 
+import scanner.scan as scan_module
 from companion.web import create_app
+
+if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+    # the suite's workers share the machine's cores with each other and the browser: a scanner's
+    # threads beside the outlines would compete with them (a browser test's 5 s wait ran out once
+    # so); the tests of those threads turn them on themselves
+    scan_module.SETTINGS = dataclasses.replace(scan_module.SETTINGS, beside_outlines=False)
 
 PIN = "424242"
 
