@@ -39,6 +39,7 @@ def _train(args: argparse.Namespace) -> int:
         (args.head < 8, f"--head {args.head}: the last blocks need at least 8 channels"),
         (not 0.25 <= args.width <= 4, f"--width {args.width}: give a channel scale from 0.25 to 4"),
         (args.batch < 1, f"--batch {args.batch}: give at least 1 crop a step"),
+        (not 0 <= args.varied_share <= 4, f"--varied-share {args.varied_share}: give 0 to 4 scenes a scene"),
     ]
     if args.device == "cuda" and not any(bad for bad, _ in problems):
         from scanner.train.classifier import require_torch
@@ -59,6 +60,7 @@ def _train(args: argparse.Namespace) -> int:
         width=args.width,
         batch=args.batch,
         device=args.device,
+        varied_share=args.varied_share,
     )
     from scanner.train.quantize import quantize_classifier
 
@@ -553,6 +555,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--stretch",
         action="store_true",
         help="train on crops whose contrast is stretched (crops.stretch_contrast), as the scanner then reads them",
+    )
+    p.add_argument(
+        "--varied-share",
+        type=float,
+        default=0.0,
+        help="scenes whose number cards are each drawn a new way, a scene, and parts of cards as not-a-card "
+        "(a network for other decks' art)",
     )
     p.set_defaults(run=_train)
 

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import torch
 
+from scanner.labels import CLASSES, NOT_A_CARD
 from scanner.read.classify import CardClassifier
 from scanner.train.classifier import make_model, smoothed_cross_entropy, to_tensor, train, training_crops
 from scanner.train.dataset import build
@@ -76,6 +77,26 @@ def test_a_tiny_training_run_exports_a_classifier_the_scanner_reads(tmp_path, ti
     assert probabilities.shape == (3, 47) and embeddings.shape == (3, 16)
 
 
+def test_a_network_for_other_decks_is_trained_on_varied_cards_and_parts_of_cards(tmp_path, monkeypatch):
+    """``varied_share`` renders that many more scenes a scene of number cards drawn anew, with
+    parts of cards as not-a-card, and the recipe says so (its typefaces too)."""
+    made = []
+
+    def crops(seed, scenes, harsh_share, coins, stretch, processes, log, varied_share=0.0):
+        made.append(training_crops(seed, scenes, harsh_share, coins, stretch, 1, log, varied_share=varied_share))
+        return made[-1]
+
+    monkeypatch.setattr("scanner.train.classifier.training_crops", crops)
+    meta = train(tmp_path, scenes=2, harsh_share=0.5, epochs=1, batch=32, head=16, varied_share=1, log=lambda *_: None)
+    assert meta["training"]["varied_scenes"] == 2 and meta["training"]["typefaces"][0] == "pillow-default"
+    plain = training_crops(seed=0, scenes=2, harsh_share=0.5, processes=1, log=lambda *_: None)
+    none = CLASSES.index(NOT_A_CARD)
+    assert meta["training"]["crops"] == len(made[0][1]) > len(plain[1])
+    # two more scenes' cards, and parts of cards (not cards) in every scene
+    assert (made[0][1] != none).sum() > (plain[1] != none).sum()
+    assert (made[0][1] == none).sum() > (plain[1] == none).sum()
+
+
 def test_the_crops_given_to_train_are_the_recipes_own(tiny_crops):
     """Rendering in several processes (the variants script) gives the same crops as one."""
     again = training_crops(seed=0, scenes=4, harsh_share=0.5, processes=2, log=lambda *_: None)
@@ -86,7 +107,12 @@ def test_the_crops_given_to_train_are_the_recipes_own(tiny_crops):
 
 @pytest.mark.parametrize(
     ("option", "value", "message"),
-    [("width", 0.1, "--width 0.1"), ("batch", 0, "--batch 0"), ("device", "cuda", "no CUDA GPU")],
+    [
+        ("width", 0.1, "--width 0.1"),
+        ("batch", 0, "--batch 0"),
+        ("device", "cuda", "no CUDA GPU"),
+        ("varied_share", 5.0, "--varied-share 5.0: give 0 to 4"),
+    ],
 )
 def test_tweak_train_refuses_a_bad_recipe_before_rendering(tmp_path, monkeypatch, capsys, option, value, message):
     from companion.cli import build_parser

@@ -159,9 +159,12 @@ def train(
     device: str = "cpu",
     crops: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     log=print,
+    varied_share: float = 0.0,
 ) -> dict[str, Any]:
     """Train the recipe and write ``card_classifier.onnx`` and its meta to ``out_dir``. ``crops``,
-    when given, must be ``training_crops`` of the same recipe (rendered once for several runs)."""
+    when given, must be ``training_crops`` of the same recipe (rendered once for several runs).
+    ``varied_share``: scenes of number cards each drawn anew, a scene, with parts of cards as
+    not-a-card in every scene (``training_crops``): a network for decks of other art."""
     torch = require_torch()
     if device != "cpu":
         # cuBLAS is deterministic only with a fixed workspace, set before its first use
@@ -173,7 +176,7 @@ def train(
     started = time.perf_counter()
     n_harsh = round(scenes * harsh_share)
     if crops is None:
-        crops = training_crops(seed, scenes, harsh_share, coins, stretch, processes, log)
+        crops = training_crops(seed, scenes, harsh_share, coins, stretch, processes, log, varied_share=varied_share)
     labels = crops[1]
     log(f"{len(labels)} crops in {time.perf_counter() - started:.0f} s; training on {device}...")
     model = make_model(torch, head, width, pool_by_mean=device != "cpu").to(device)
@@ -208,6 +211,11 @@ def train(
             **({"device": device} if device != "cpu" else {}),
             **({"coins": True} if coins else {}),  # (the shipped recipe predates the option)
             **({"stretch": True} if stretch else {}),
+            **(
+                {"varied_scenes": round(scenes * varied_share), "typefaces": [Path(f).name for f in typefaces()]}
+                if varied_share
+                else {}
+            ),
             "crops": int(len(labels)),
             "epochs": epochs,
             "batch": batch,
