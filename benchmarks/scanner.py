@@ -54,6 +54,7 @@ def load(detector: str, finder: str | None, classifier: str | None):
         from scanner.read.classify import CardClassifier
 
         scanner.classifier = CardClassifier(classifier, second_opinion=None)
+        scanner.any_deck = None  # (the given network reads every card)
     return scanner
 
 

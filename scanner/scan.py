@@ -28,7 +28,7 @@ from scanner.geometry.crops import card_crop, order_portrait, rotate_corners
 from scanner.geometry.mat import MatLayout, MatView, find_markers, find_mat
 from scanner.labels import FACES, back_number
 from scanner.metrics import quad_iou
-from scanner.read.classify import MIN_CONFIDENCE, CardClassifier
+from scanner.read.classify import ANY_DECK_MODEL, DEFAULT_MODEL, MIN_CONFIDENCE, CardClassifier, ClassifierError
 
 
 @dataclass(frozen=True)
@@ -157,8 +157,19 @@ class Scanner:
         finder: Any = None,
         calibration: Any = None,
         ink: Any = None,
+        any_deck: CardClassifier | None | bool = True,
     ) -> None:
-        self.classifier = classifier or CardClassifier()
+        """``any_deck``: the classifier that reads cards when there is no deck profile; True (the
+        default) takes the shipped one (``classify.ANY_DECK_MODEL``) with the shipped classifier,
+        none with another (``classifier`` then reads every card); None: none."""
+        self.classifier = classifier or CardClassifier()  # (a deck profile's features, and its labels)
+        if any_deck is True:
+            shipped = self.classifier.path.resolve() == DEFAULT_MODEL.resolve() and ANY_DECK_MODEL.exists()
+            any_deck = CardClassifier(ANY_DECK_MODEL) if shipped else None
+        if any_deck and (any_deck.labels != self.classifier.labels or any_deck.margin != self.classifier.margin):
+            # (the scan cuts one crop for both and reads their labels by one list)
+            raise ClassifierError(f"{any_deck.path}: its labels or crop margin differ from {self.classifier.path}'s")
+        self.any_deck: CardClassifier | None = any_deck or None
         self.mat_layout = mat_layout
         self.players = players
         self.profile = profile
@@ -392,7 +403,7 @@ class Scanner:
     def _classify(self, crops: list[np.ndarray], turned: bool = True) -> list[Any]:
         if self.profile is not None:
             return self.profile.classify(self.classifier, crops)
-        return self.classifier.classify(crops, turned)
+        return (self.any_deck or self.classifier).classify(crops, turned)
 
     def _second_look(self, source: np.ndarray, detections: list[Any], predictions: list[Any], pile: bool = False):
         """A card read without confidence is mostly a quad put a little wrong (the long side taken

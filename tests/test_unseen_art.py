@@ -4,15 +4,25 @@ is printed on them, and read once the deck is learned from one photo a card."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 
 import numpy as np
 import pytest
 
 from scanner.find.detect import Detection, fuse_outlines
+from scanner.geometry.crops import card_crop
+from scanner.labels import FACES
 from scanner.metrics import expected_cards, match, quad_iou
 from scanner.read.adapt import SETTINGS, card_image
-from scanner.read.classify import Prediction
+from scanner.read.classify import (
+    ANY_DECK_MODEL,
+    DEFAULT_MODEL,
+    SECOND_OPINION_MODEL,
+    CardClassifier,
+    ClassifierError,
+    Prediction,
+)
 from scanner.read.profile import enrol_cards, single_card
 from scanner.scan import SETTINGS as SCAN_SETTINGS
 from scanner.scan import Scanner, load_scanner
@@ -255,3 +265,63 @@ def test_a_t_pile_of_an_unseen_art_is_found_by_its_shape() -> None:
     assert best.confidence < 0.5
     in_pile_picture = scanner.scan(rendered.image, pile=True).cards
     assert all(quad_iou(np.array(pile["corners"]), c.corners) < 0.3 for c in in_pile_picture)
+
+
+def test_a_deck_without_a_profile_is_read_by_the_any_deck_network_and_one_with_a_profile_is_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without a deck profile the network trained on cards drawn anew reads the cards; with one,
+    the profile reads them on the first network's features (the profile was learned on those)."""
+    scanner = load_scanner()
+    assert scanner.any_deck is not None and scanner.any_deck.path == ANY_DECK_MODEL
+    assert scanner.classifier.path == DEFAULT_MODEL and scanner.any_deck.second_opinion == SECOND_OPINION_MODEL
+    used = []
+    for name, reader in (("any deck", scanner.any_deck), ("first", scanner.classifier)):
+        original = reader.classify
+        monkeypatch.setattr(reader, "classify", lambda *a, _n=name, _o=original, **k: used.append(_n) or _o(*a, **k))
+    rendered = render_table(40_800_003, style=deck("pips", 1))
+    assert scanner.scan(rendered.image).cards
+    assert "any deck" in used and "first" not in used
+
+    asked = []
+    profile = type("Profile", (), {"doubt_below": 0.9, "photos": {}})()
+    profile.classify = lambda classifier, crops: asked.append(classifier) or scanner.classifier.classify(crops)
+    scanner.profile = profile
+    used.clear()
+    scanner.scan(rendered.image)
+    assert asked and all(c is scanner.classifier for c in asked) and "any deck" not in used
+
+
+def test_the_any_deck_network_reads_number_cards_of_another_art_better_than_the_first() -> None:
+    """Pips on a plain face (a tuning family's deck): the first network, which knows this project's
+    numerals, reads most of them as something else; the any-deck network reads most right."""
+    first = CardClassifier(DEFAULT_MODEL)
+    any_deck = CardClassifier(ANY_DECK_MODEL)
+    crops, truth = [], []
+    for seed in range(40_800_010, 40_800_016):
+        rendered = render_table(seed, style=deck("pips", 1))
+        for card in expected_cards(rendered.truth)[0]:
+            if card["label"] in FACES:
+                crops.append(card_crop(rendered.image, np.array(card["corners"], np.float32)))
+                truth.append(card["label"])
+    assert len(truth) >= 20
+    right = {
+        name: np.mean([p.label == t for p, t in zip(reader.classify(crops), truth)])
+        for name, reader in (("first", first), ("any deck", any_deck))
+    }
+    assert right["any deck"] >= 0.7 and right["any deck"] > right["first"] + 0.3, right
+
+
+def test_an_any_deck_network_of_other_labels_is_refused(tmp_path) -> None:
+    """The scan cuts one crop for both networks and names readings by one list of labels."""
+    meta = json.loads(ANY_DECK_MODEL.with_suffix(".json").read_text())
+    meta["labels"] = meta["labels"][::-1]
+    (tmp_path / ANY_DECK_MODEL.name).write_bytes(ANY_DECK_MODEL.read_bytes())
+    (tmp_path / ANY_DECK_MODEL.with_suffix(".json").name).write_text(json.dumps(meta))
+    with pytest.raises(ClassifierError, match="labels or crop margin differ"):
+        Scanner(any_deck=CardClassifier(tmp_path / ANY_DECK_MODEL.name, second_opinion=None))
+    other = tmp_path / "other"  # (a network of the user's own: it reads every card)
+    other.mkdir()
+    for path in (DEFAULT_MODEL, DEFAULT_MODEL.with_suffix(".json")):
+        (other / path.name).write_bytes(path.read_bytes())
+    assert Scanner(CardClassifier(other / DEFAULT_MODEL.name)).any_deck is None

@@ -28,6 +28,11 @@ HALF_TURN_BELOW = 0.7
 #: 0.95: 189, at 0.99, every crop read twice: 183, but 1.4-1.9 ms more a frame).
 SECOND_OPINION_BELOW = 0.9
 SECOND_OPINION_MODEL = MODELS_DIR / "second_opinion" / DEFAULT_MODEL.name
+#: The network that reads a deck without a profile (``models/any_deck/``): trained on number cards
+#: drawn anew in every scene (``tweak train --varied-share``) and on parts of cards as not-a-card,
+#: so it reads other decks' faces better and finds fewer of them "not a card". Its features tell
+#: one deck's cards apart less well, so a deck profile is learned on the first network's.
+ANY_DECK_MODEL = MODELS_DIR / "any_deck" / DEFAULT_MODEL.name
 #: The meta field (``{label: log-factor}``, written by ``tweak calibrate``: ``scanner/calibrate.py``)
 #: whose factors the combined reading's probabilities are multiplied by, then made to sum to 1 again.
 LABEL_BIAS = "label_bias"
@@ -57,7 +62,8 @@ class CardClassifier:
         self, model: str | Path = DEFAULT_MODEL, threads: int = 1, second_opinion: str | Path | None | bool = True
     ) -> None:
         """``second_opinion``: another classifier (ONNX) that reads the unsure crops too; True (the
-        default) takes the shipped one with the shipped model, none with any other; None: none."""
+        default) takes the shipped one with a shipped model (``DEFAULT_MODEL``, ``ANY_DECK_MODEL``),
+        none with any other; None: none."""
         model = Path(model)
         if not model.exists():
             raise FileNotFoundError(f"no classifier at {model}: run `tweak train` (needs the train extra)")
@@ -86,7 +92,7 @@ class CardClassifier:
         self.outputs = {o.name for o in self.session.get_outputs()}
         self.path = model
         if second_opinion is True:
-            same = model.resolve() == DEFAULT_MODEL.resolve()
+            same = model.resolve() in (DEFAULT_MODEL.resolve(), ANY_DECK_MODEL.resolve())
             second_opinion = SECOND_OPINION_MODEL if same and SECOND_OPINION_MODEL.exists() else None
         self.second_opinion: Path | None = None if second_opinion in (None, False) else Path(second_opinion)
         self._second = None

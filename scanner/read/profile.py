@@ -40,6 +40,8 @@ import json
 import os
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -503,11 +505,39 @@ def enrol_folder(folder: Path, scanner: Any, deck: str = "", progress: Any = Non
     """``tweak enrol``: the one card of each photo (its dominant card-shaped place,
     ``card_outlines``), cut at each way's outline of it: the scanner's ways will err the same way
     on the table, so the deck is learned as each of them sees it (``enrol_cards``)."""
+    started = time.perf_counter()
+    with _first_network_reading(scanner):
+        cards, photos, refused, aspects, used = _enrolment_cards(folder, scanner)
+    if not cards:
+        return EnrolReport(None, 0, refused, time.perf_counter() - started)
+    aspect = float(np.median(aspects))
+    profile = enrol_cards(scanner.classifier, cards, deck, aspect, progress, photos=photos)
+    profile.problems = refused
+    return EnrolReport(profile, used, refused, time.perf_counter() - started, cards)
+
+
+@contextmanager
+def _first_network_reading(scanner: Any) -> Iterator[None]:
+    """The scanner's zero-shot scans read with its first network while a deck is enrolled: the
+    profile is learned on that network's features and the outlines its readings lead to, not the
+    any-deck network's (``Scanner.any_deck``), which reads decks without a profile."""
+    any_deck = getattr(scanner, "any_deck", None)
+    scanner.any_deck = None
+    try:
+        yield
+    finally:
+        scanner.any_deck = any_deck
+
+
+def _enrolment_cards(
+    folder: Path, scanner: Any
+) -> tuple[dict[str, list[np.ndarray]], dict[str, int], list[str], list[float], int]:
+    """Each enrolment photo's card cut at each outline found of it (``enrol_folder``): the cards by
+    label, photos used by label, the photos refused (why), the outlines' aspect ratios, photos used."""
     import cv2
 
     from scanner.read.adapt import card_image
 
-    started = time.perf_counter()
     by_label = photos_in(folder)
     cards: dict[str, list[np.ndarray]] = {}  # each photo's card cut at each outline found of it
     photos: dict[str, int] = {}
@@ -536,12 +566,7 @@ def enrol_folder(folder: Path, scanner: Any, deck: str = "", progress: Any = Non
             photos[label] = photos.get(label, 0) + 1
             aspects.append(aspect_ratio(outline))
         used += bool(named)
-    if not cards:
-        return EnrolReport(None, 0, refused, time.perf_counter() - started)
-    aspect = float(np.median(aspects))
-    profile = enrol_cards(scanner.classifier, cards, deck, aspect, progress, photos=photos)
-    profile.problems = refused
-    return EnrolReport(profile, used, refused, time.perf_counter() - started, cards)
+    return cards, photos, refused, aspects, used
 
 
 def _laid_out_cards(path: Path, scanner: Any, refused: list[str]) -> dict[str, tuple[np.ndarray, list[np.ndarray]]]:

@@ -232,7 +232,24 @@ def model_card(meta: dict[str, Any], float_meta: dict[str, Any] | None = None) -
             "\n\nThis network is the classifier's second opinion: the scanner asks it about the crops the first\n"
             'network reads unsurely (`models/MODEL_CARD.md`, "Two networks"); the figures below are its own.'
         )
+    varied = t.get("varied_scenes", 0)
+    varied_option = f" --varied-share {varied / t['scenes']:g}" if varied else ""
+    if varied:  # (the any-deck network: models/any_deck/)
+        defaults = f"the shipped recipe with fewer scenes, and cards drawn anew{device_note}"
+        second_note = (
+            "\n\nThis network reads a deck that has no profile (`Scanner.any_deck`): it was trained on number cards\n"
+            "drawn anew in every scene as well as this project's art, and on parts of cards as not-a-card, so it\n"
+            "reads other decks' faces better. A deck profile is learned on the first network's features\n"
+            "(`models/MODEL_CARD.md`); the figures below are this network's with its second opinion."
+        )
     where = "on 2 CPU cores" if device == "cpu" else "of training on a CUDA GPU"
+    varied_text = (
+        f" and {varied} scenes (half harsh) whose number cards are each drawn anew in one of "
+        f"{len(t.get('typefaces', []))} typefaces, with parts of cards as not-a-card in every scene"
+        if varied
+        else ""
+    )
+    harsh_text = f"{t['harsh_scenes']} harsh ones{varied_text}"
     coins_option = "" if t.get("coins") else " --no-coins"
     coins_note = ", not-a-card crops on the coins on the table among them" if t.get("coins") else ""
     q = meta.get("quantized")
@@ -257,11 +274,16 @@ activation ranges by {q["method"]} calibration on the crops of {cal["scenes"]} r
     if so := m.get("second_opinion"):
         alone = so["first_alone_accuracy"]
         so_tuned = ", then fine-tuned likewise on fresh scenes of its own" if t.get("fine_tuned") else ""
+        recipe = (
+            "the shipped first network's second opinion, trained on this project's art only"
+            if varied
+            else "the same recipe trained from another seed"
+        )
         runtime += f"""
 
 ## Two networks
 
-A second network, `{so["model"]}` (the same recipe trained from another seed:
+A second network, `{so["model"]}` ({recipe}:
 `tweak train --seed {so.get("seed")} --out models/{Path(so["model"]).parent.as_posix()}`{so_tuned}, 8 bits too; its own
 model card lies beside it), reads every crop the first reads less surely than {so["below"]}
 ({so["read_by_both"]:.1%} of the harsh set's crops, whose corners are jittered as a finder's are) and the
@@ -306,8 +328,8 @@ One complete art style is never used in training: the Hershey triplex and script
 ## Training
 
 `tweak train --seed {t["seed"]} --scenes {t["scenes"]} --harsh-share {t["harsh_scenes"] / t["scenes"]:g}
---epochs {t["epochs"]}{coins_option}{device_option}` ({defaults}): {t["scenes"]} scenes
-plus {t["harsh_scenes"]} harsh ones ({t["crops"]} crops{coins_note}), a 7-layer CNN (about 200k parameters),
+--epochs {t["epochs"]}{coins_option}{varied_option}{device_option}` ({defaults}): {t["scenes"]} scenes
+plus {harsh_text} ({t["crops"]} crops{coins_note}), a 7-layer CNN (about 200k parameters),
 AdamW with one-cycle learning rate, class-balanced loss with label smoothing, brightness/contrast
 jitter; {t["seconds"]} s {where}.
 Deterministic from the seed on a given device.{fine_tuning(t)}
