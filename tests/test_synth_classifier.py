@@ -460,3 +460,20 @@ def test_clutter_lies_where_the_table_is_free_at_its_size_and_is_in_the_truth():
                 assert 0.3 < long / card_long < 0.55
     assert kinds == set(KINDS)
     assert "clutter" not in render_table(5_000_000).truth
+
+
+def test_the_any_deck_network_is_the_recipe_with_cards_drawn_anew_and_its_card_says_so() -> None:
+    """models/any_deck/ holds what ``tweak train --varied-share 1 --out models/any_deck`` gave on a
+    GPU, its 8-bit version, and the model card ``tweak evaluate --write`` makes of its metrics."""
+    from scanner.read.classify import ANY_DECK_MODEL, SECOND_OPINION_MODEL
+    from scanner.train.evaluate import model_card
+
+    meta = json.loads(ANY_DECK_MODEL.with_suffix(".json").read_text())
+    float_meta = json.loads((ANY_DECK_MODEL.parent / meta["quantized"]["source"]).with_suffix(".json").read_text())
+    training = float_meta["training"]
+    assert training["varied_scenes"] == training["scenes"] and len(training["typefaces"]) > 10
+    assert meta["labels"] == json.loads(SECOND_OPINION_MODEL.with_suffix(".json").read_text())["labels"]
+    card = (ANY_DECK_MODEL.parent / "MODEL_CARD.md").read_text()
+    assert card == model_card(meta, float_meta)
+    assert "--varied-share 1 --device cuda`" in card and "reads a deck that has no profile" in card
+    assert "`second_opinion/card_classifier.int8.onnx`" in card and "--out models/second_opinion`" in card

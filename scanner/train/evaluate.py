@@ -13,6 +13,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from scanner.core import MODELS_DIR
 from scanner.labels import CLASSES, NOT_A_CARD
 from scanner.read.classify import HALF_TURN_BELOW, MIN_CONFIDENCE, SECOND_OPINION_BELOW, CardClassifier
 from scanner.train.dataset import CropSet, build
@@ -109,9 +110,7 @@ def evaluate(model: Path, scenes: int = 300, write: bool = False, out: TextIO | 
             first[name] = round(_accuracy(pred_alone, data.labels), 5)
         first_reading = _first_confidence(alone, sets["harsh"])
         metrics["second_opinion"] = {
-            "model": clf.second_opinion.relative_to(model.parent).as_posix()
-            if clf.second_opinion.is_relative_to(model.parent)
-            else str(clf.second_opinion),
+            "model": _within_models(clf.second_opinion, model.parent),
             "seed": json.loads(clf.second_opinion.with_suffix(".json").read_text()).get("training", {}).get("seed"),
             "below": SECOND_OPINION_BELOW,
             "read_by_both": round(float((first_reading < SECOND_OPINION_BELOW).mean()), 4),
@@ -214,6 +213,15 @@ networks call yellow too often on hard crops (orange and washed-out cards under 
 glare). The scanner multiplies every combined reading by these priors (`label_bias` in this
 model's meta); the metrics below include them. A retrained or re-quantized model needs
 `tweak calibrate` again."""
+
+
+def _within_models(path: Path, beside: Path) -> str:
+    """``path`` as a model card names it: within the shipped models' folder (or the folder of the
+    model it is beside, when elsewhere); else as given."""
+    for folder in (MODELS_DIR, beside):
+        if path.resolve().is_relative_to(folder.resolve()):
+            return path.resolve().relative_to(folder.resolve()).as_posix()
+    return str(path)
 
 
 def model_card(meta: dict[str, Any], float_meta: dict[str, Any] | None = None) -> str:
