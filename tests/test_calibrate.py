@@ -141,6 +141,7 @@ def test_orange_cards_the_networks_call_yellow_are_read_right_with_the_prior(fra
     for name in ("plain", "calibrated"):
         scanner = load_scanner()
         scanner.ink = None  # (the networks and their prior alone: the ink's colour reader is tested apart)
+        scanner.any_deck = None  # (the priors are the first network's; none is fitted to the any-deck one)
         if name == "plain":
             scanner.classifier.label_bias = None
         result = scanner.scan(rendered.image)

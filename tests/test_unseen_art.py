@@ -144,7 +144,8 @@ def test_touching_cards_each_outlined_whole_stay_two_cards(monkeypatch: pytest.M
     assert len(found) == 2
     for card in required:
         assert max(quad_iou(np.array(card["corners"]), c.corners) for c in found) > 0.85, card["label"]
-    assert max(c.confidence for c in found) < 0.5  # an art it does not know: unsure
+    # read under the bar of the second look (an art no network trained on), which it still skips
+    assert max(c.confidence for c in found) < SCAN_SETTINGS.sure
     assert looked_again == []
 
 

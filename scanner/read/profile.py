@@ -621,7 +621,9 @@ def _scanned_outlines(frame: np.ndarray, scanner: Any, outlines: list[np.ndarray
     from scanner.metrics import quad_iou
 
     extra: list[np.ndarray] = []
-    for card in scanner.scan(frame).cards:
+    with _first_network_reading(scanner):  # (as the scan reads with the profile)
+        cards = scanner.scan(frame).cards
+    for card in cards:
         quad = np.asarray(card.corners, np.float32)
         if (
             quad_iou(quad, outlines[0]) >= SETTINGS.same_place
