@@ -40,6 +40,7 @@ def _train(args: argparse.Namespace) -> int:
         (not 0.25 <= args.width <= 4, f"--width {args.width}: give a channel scale from 0.25 to 4"),
         (args.batch < 1, f"--batch {args.batch}: give at least 1 crop a step"),
         (not 0 <= args.varied_share <= 4, f"--varied-share {args.varied_share}: give 0 to 4 scenes a scene"),
+        *_varied_dark_problems(args),
     ]
     if args.device == "cuda" and not any(bad for bad, _ in problems):
         from scanner.train.classifier import require_torch
@@ -61,12 +62,27 @@ def _train(args: argparse.Namespace) -> int:
         batch=args.batch,
         device=args.device,
         varied_share=args.varied_share,
+        varied_dark=args.varied_dark,
     )
     from scanner.train.quantize import quantize_classifier
 
     print(f"wrote {quantize_classifier(Path(args.out))} (8-bit, the one the scanner runs)")
     print("now run `tweak evaluate --write` to measure it and update the model card")
     return 0
+
+
+VARIED_DARK_HELP = "the share of the varied number cards printed on a near-black ground, the colour in their ink"
+
+
+def _varied_dark_problems(args: argparse.Namespace) -> list[tuple[bool, str]]:
+    """``--varied-dark``: a share, and only of varied scenes."""
+    return [
+        (not 0 <= args.varied_dark <= 1, f"--varied-dark {args.varied_dark}: give a share of the varied cards, 0 to 1"),
+        (
+            args.varied_dark > 0 and args.varied_share == 0,
+            f"--varied-dark {args.varied_dark}: it draws varied cards dark; give --varied-share too",
+        ),
+    ]
 
 
 def _refused(command: str, problems: list[tuple[bool, str]]) -> bool:
@@ -109,6 +125,7 @@ def _fine_tune(args: argparse.Namespace) -> int:
         (not 0 <= args.hard_below <= 1, f"--hard-below {args.hard_below}: give a score from 0 to 1"),
         (args.hard_repeat < 0, f"--hard-repeat {args.hard_repeat}: give 0 or more"),
         (not 0 <= args.varied_share <= 4, f"--varied-share {args.varied_share}: give 0 to 4 scenes a scene"),
+        *_varied_dark_problems(args),
     ]
     if _refused("fine-tune", problems):
         return 2
@@ -127,6 +144,7 @@ def _fine_tune(args: argparse.Namespace) -> int:
             hard_below=args.hard_below,
             hard_repeat=args.hard_repeat,
             varied_share=args.varied_share,
+            varied_dark=args.varied_dark,
         )
     except ValueError as error:  # a model of another shape, read before any rendering
         print(f"tweak fine-tune: --from {args.base}: {error}", file=sys.stderr)
@@ -563,6 +581,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="scenes whose number cards are each drawn a new way, a scene, and parts of cards as not-a-card "
         "(a network for other decks' art)",
     )
+    p.add_argument("--varied-dark", type=float, default=0.0, help=VARIED_DARK_HELP)
     p.set_defaults(run=_train)
 
     p = sub.add_parser(
@@ -594,6 +613,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=0.0,
         help="scenes whose number cards are each drawn a new way, a scene (for reading other decks' art)",
     )
+    p.add_argument("--varied-dark", type=float, default=0.0, help=VARIED_DARK_HELP)
     p.add_argument("--processes", type=int, default=2)
     p.set_defaults(run=_fine_tune)
 

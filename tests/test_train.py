@@ -82,8 +82,12 @@ def test_a_network_for_other_decks_is_trained_on_varied_cards_and_parts_of_cards
     parts of cards as not-a-card, and the recipe says so (its typefaces too)."""
     made = []
 
-    def crops(seed, scenes, harsh_share, coins, stretch, processes, log, varied_share=0.0):
-        made.append(training_crops(seed, scenes, harsh_share, coins, stretch, 1, log, varied_share=varied_share))
+    def crops(seed, scenes, harsh_share, coins, stretch, processes, log, varied_share=0.0, varied_dark=0.0):
+        made.append(
+            training_crops(
+                seed, scenes, harsh_share, coins, stretch, 1, log, varied_share=varied_share, varied_dark=varied_dark
+            )
+        )
         return made[-1]
 
     monkeypatch.setattr("scanner.train.classifier.training_crops", crops)
@@ -95,6 +99,15 @@ def test_a_network_for_other_decks_is_trained_on_varied_cards_and_parts_of_cards
     # two more scenes' cards, and parts of cards (not cards) in every scene
     assert (made[0][1] != none).sum() > (plain[1] != none).sum()
     assert (made[0][1] == none).sum() > (plain[1] == none).sum()
+    assert "varied_dark" not in meta["training"]  # (none drawn: the record of networks before the option)
+    # some of the varied cards on a near-black ground: other crops, and the recipe records the share
+    dark = train(
+        tmp_path / "dark", scenes=2, harsh_share=0.5, epochs=1, batch=32, head=16, varied_share=1, varied_dark=0.5,
+        log=lambda *_: None,
+    )  # fmt: skip
+    assert dark["training"]["varied_dark"] == 0.5
+    # (the scenes of this project's art are the same; the varied scenes' cards differ)
+    assert not np.array_equal(made[1][0], made[0][0]) and np.array_equal(made[1][0][:5], made[0][0][:5])
 
 
 def test_the_crops_given_to_train_are_the_recipes_own(tiny_crops):
@@ -112,6 +125,8 @@ def test_the_crops_given_to_train_are_the_recipes_own(tiny_crops):
         ("batch", 0, "--batch 0"),
         ("device", "cuda", "no CUDA GPU"),
         ("varied_share", 5.0, "--varied-share 5.0: give 0 to 4"),
+        ("varied_dark", 1.5, "--varied-dark 1.5: give a share of the varied cards, 0 to 1"),
+        ("varied_dark", 0.3, "--varied-dark 0.3: it draws varied cards dark; give --varied-share too"),
     ],
 )
 def test_tweak_train_refuses_a_bad_recipe_before_rendering(tmp_path, monkeypatch, capsys, option, value, message):
@@ -244,6 +259,7 @@ def test_fine_tuning_shows_the_crops_the_base_network_reads_badly_again(tmp_path
         (["--hard-repeat", "-1"], "--hard-repeat -1: give 0 or more"),
         (["--varied-share", "-1"], "--varied-share -1.0: give 0 to 4 scenes a scene"),
         (["--scenes", "30000", "--varied-share", "3"], "at most 100,000 scenes in all"),
+        (["--varied-share", "1", "--varied-dark", "-0.1"], "--varied-dark -0.1: give a share"),
     ],
 )
 def test_tweak_fine_tune_refuses_a_bad_request_before_rendering(tmp_path, monkeypatch, capsys, options, message):
@@ -278,7 +294,9 @@ def test_the_model_card_tells_each_fine_tuning_round():
     varied = {**one, "epochs": 3, "max_lr": 0.001, "batch": 128, "seconds": 600, "varied_scenes": 1800}
     text = fine_tuning({"fine_tuned": [varied | {"typefaces": ["a.ttf", "b.ttf"]}]})
     assert "--lr 0.001 --varied-share 0.45`" in text and "1800 more scenes (half harsh)" in text
-    assert "2 typefaces" in text and "varied" not in fine_tuning(rounds)
+    assert "2 typefaces" in text and "varied" not in fine_tuning(rounds) and "near-black" not in text
+    text = fine_tuning({"fine_tuned": [varied | {"varied_dark": 0.3}]})
+    assert "--varied-share 0.45 --varied-dark 0.3`" in text and "30% of them on a near-black ground" in text
 
 
 @pytest.mark.parametrize("model", ["card_finder.onnx", "not onnx"])

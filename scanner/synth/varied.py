@@ -7,8 +7,9 @@ plate), how its colour is shown (the ink, a frame, the whole face, a pale ground
 a gradient of its shades) and its shade of the colour. Backs, the special 7 and the T! cards keep
 the training styles' look (a deck's own T! art cannot be guessed; it is enrolled).
 
-Three of the art families (``families.CHECK_FAMILIES``: dark faces, wallpapers of numerals,
-photo-like faces) are left out on purpose: they check that what this teaches generalises.
+Three of the art families (``families.CHECK_FAMILIES``: wallpapers of numerals, photo-like faces,
+a band of the colour across a white card) are left out on purpose: they check that what this
+teaches generalises.
 
 >>> card = render_varied_card("green-4", random.Random(0))
 >>> card.shape, card.dtype.name
@@ -107,12 +108,21 @@ def _pips(img: np.ndarray, value: int, ink, rng: random.Random) -> None:
             cv2.fillPoly(img, [pts], ink, cv2.LINE_AA)
 
 
-def render_varied_card(label: str, rng: random.Random) -> np.ndarray:
-    """``label`` drawn a new way (number cards; the others in a random training style)."""
+def render_varied_card(label: str, rng: random.Random, dark_share: float = 0.0) -> np.ndarray:
+    """``label`` drawn a new way (number cards; the others in a random training style).
+    ``dark_share``: that share of number cards printed on a near-black ground, the colour in
+    their ink (0 draws exactly what it drew before the option, seed for seed).
+
+    >>> card = render_varied_card("red-2", random.Random(0), dark_share=1.0)
+    >>> bool(np.median(card[CARD_MASK > 0]) < 80)
+    True
+    """
     head, tail = label.split("-")
     if head not in BASE_HSV:
         return render_card(label, random_style(rng), rng)
     value = int(tail)
+    if dark_share and rng.random() < dark_share:
+        return _dark_card(value, _shade(head, rng), rng)
     ink = _shade(head, rng)
     paper = tuple(rng.randint(215, 255) for _ in range(3))
     dark_ink = tuple(rng.randint(10, 60) for _ in range(3))
@@ -193,5 +203,43 @@ def render_varied_card(label: str, rng: random.Random) -> np.ndarray:
     return img
 
 
+def _dark_card(value: int, ink, rng: random.Random) -> np.ndarray:
+    """A number card on a near-black ground (grey or a deep shade of its colour), its value, frame
+    and indices in the colour: the training styles' backs are the only dark cards otherwise, so a
+    network taught without these reads a dark deck's faces as backs."""
+    ground = _mix(ink, (0, 0, 0), rng.uniform(0.8, 0.95)) if rng.random() < 0.5 else (rng.randint(8, 50),) * 3
+    img = np.empty((CARD_H, CARD_W, 3), np.uint8)
+    img[:] = ground
+    bright = _mix(ink, (255, 255, 255), rng.uniform(0.0, 0.15))
+    faces = typefaces()
+    typeface = rng.choice(faces) if rng.random() < 0.75 else f"hershey{rng.randrange(len(TRAIN_FONTS))}"
+    if rng.random() < 0.6:  # a frame of the colour
+        inset, thick = rng.randint(4, 22), rng.randint(2, 10)
+        cv2.rectangle(img, (inset, inset), (CARD_W - inset, CARD_H - inset), bright, thick, cv2.LINE_AA)
+    centre = (CARD_W / 2 + rng.uniform(-12, 12), CARD_H / 2 + rng.uniform(-20, 20))
+    show = rng.choices(("numeral", "plate", "pips"), (6, 2, 2))[0]
+    if show == "pips":
+        _pips(img, value, bright, rng)
+    else:
+        text_ink = bright
+        if show == "plate":  # the numeral dark on a disc or panel of the colour
+            r = int(CARD_W * rng.uniform(0.28, 0.4))
+            cv2.circle(img, (int(centre[0]), int(centre[1])), r, bright, -1, cv2.LINE_AA)
+            text_ink = ground
+        img = _text(img, str(value), centre, CARD_H * rng.uniform(0.18, 0.42), text_ink, typeface, rng)
+    if rng.random() < 0.5:
+        size = rng.uniform(14, 34)
+        img = _text(img, str(value), (size * 0.64 + 6, size * 0.8 + 6), size, bright, typeface, rng)
+    img[CARD_MASK == 0] = 0
+    return img
+
+
 #: the "deck" whose every number card is drawn anew (``families.AnewDeck``)
 VARIED_DECK = AnewDeck("varied", render_varied_card)
+
+
+def varied_deck(dark_share: float = 0.0) -> AnewDeck:
+    """``VARIED_DECK``, with ``dark_share`` of its number cards on a near-black ground."""
+    if not dark_share:
+        return VARIED_DECK
+    return AnewDeck("varied", functools.partial(render_varied_card, dark_share=dark_share))

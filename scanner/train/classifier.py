@@ -114,11 +114,12 @@ def training_crops(
     log=print,
     first: int | None = None,
     varied_share: float = 0.0,
+    varied_dark: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The recipe's training crops: (images, labels, flipped), deterministic from the seed (the
     scenes from seed ``first`` on when given: fine-tuning's fresh scenes). ``varied_share``: that
     many more scenes a scene (half of them harsh) whose number cards are each drawn anew
-    (``synth.varied``), after the others' seeds."""
+    (``synth.varied``), after the others' seeds; ``varied_dark`` of those cards on a near-black ground."""
     if first is None:
         first = TRAIN_SEED_BASE + seed * scenes
     # (a fine-tuning round for other decks' art shows parts of cards as not-a-card in every scene)
@@ -134,8 +135,9 @@ def training_crops(
         start = first + scenes + n_harsh
         log(f"rendering {n_varied} scenes of varied number cards (seeds {start}..{start + n_varied - 1})...")
         half = n_varied // 2
-        sets.append(build(range(start, start + half), harsh=False, varied=True, **kinds))
-        sets.append(build(range(start + half, start + n_varied), harsh=True, varied=True, **kinds))
+        dark = {"varied_dark": varied_dark} if varied_dark else {}
+        sets.append(build(range(start, start + half), harsh=False, varied=True, **dark, **kinds))
+        sets.append(build(range(start + half, start + n_varied), harsh=True, varied=True, **dark, **kinds))
     images = np.concatenate([p.images for p in sets])
     labels = np.concatenate([p.labels for p in sets])
     flipped = np.concatenate([p.flipped for p in sets])
@@ -160,11 +162,13 @@ def train(
     crops: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     log=print,
     varied_share: float = 0.0,
+    varied_dark: float = 0.0,
 ) -> dict[str, Any]:
     """Train the recipe and write ``card_classifier.onnx`` and its meta to ``out_dir``. ``crops``,
     when given, must be ``training_crops`` of the same recipe (rendered once for several runs).
     ``varied_share``: scenes of number cards each drawn anew, a scene, with parts of cards as
-    not-a-card in every scene (``training_crops``): a network for decks of other art."""
+    not-a-card in every scene (``training_crops``): a network for decks of other art; ``varied_dark``
+    of their number cards on a near-black ground."""
     torch = require_torch()
     if device != "cpu":
         # cuBLAS is deterministic only with a fixed workspace, set before its first use
@@ -176,7 +180,17 @@ def train(
     started = time.perf_counter()
     n_harsh = round(scenes * harsh_share)
     if crops is None:
-        crops = training_crops(seed, scenes, harsh_share, coins, stretch, processes, log, varied_share=varied_share)
+        crops = training_crops(
+            seed,
+            scenes,
+            harsh_share,
+            coins,
+            stretch,
+            processes,
+            log,
+            varied_share=varied_share,
+            varied_dark=varied_dark,
+        )
     labels = crops[1]
     log(f"{len(labels)} crops in {time.perf_counter() - started:.0f} s; training on {device}...")
     model = make_model(torch, head, width, pool_by_mean=device != "cpu").to(device)
@@ -211,11 +225,7 @@ def train(
             **({"device": device} if device != "cpu" else {}),
             **({"coins": True} if coins else {}),  # (the shipped recipe predates the option)
             **({"stretch": True} if stretch else {}),
-            **(
-                {"varied_scenes": round(scenes * varied_share), "typefaces": [Path(f).name for f in typefaces()]}
-                if varied_share
-                else {}
-            ),
+            **(_varied_recipe(scenes, varied_share, varied_dark) if varied_share else {}),
             "crops": int(len(labels)),
             "epochs": epochs,
             "batch": batch,
@@ -310,6 +320,7 @@ def fine_tune(
     hard_below: float = 0.0,
     hard_repeat: int = 0,
     varied_share: float = 0.0,
+    varied_dark: float = 0.0,
 ) -> dict[str, Any]:
     """Train the float classifier ``base`` (a ``card_classifier.onnx``) further on fresh scenes,
     never shown to it, and write the result with its meta to ``out_dir``: more data for a fraction
@@ -319,7 +330,8 @@ def fine_tune(
     their true label (its wrong and unsure readings) are shown ``hard_repeat`` times more each
     epoch, so the few hard crops (glare, washed-out numerals) weigh more than the many it already
     reads well. ``varied_share``: scenes of number cards each drawn anew, a scene
-    (``training_crops``): for reading decks of other art."""
+    (``training_crops``): for reading decks of other art, ``varied_dark`` of their number cards on a
+    near-black ground."""
     torch = require_torch()
     meta_path = base.with_suffix(".json")
     base_meta = json.loads(meta_path.read_text())
@@ -347,6 +359,7 @@ def fine_tune(
             log,
             first=first,
             varied_share=varied_share,
+            varied_dark=varied_dark,
         )
     fresh = len(crops[1])
     log(f"{fresh} crops in {time.perf_counter() - started:.0f} s; fine-tuning {base}...")
@@ -372,14 +385,7 @@ def fine_tune(
                     "harsh_scenes": round(scenes * harsh_share),
                     "crops": fresh,
                     **mining,
-                    **(
-                        {
-                            "varied_scenes": round(scenes * varied_share),
-                            "typefaces": [Path(f).name for f in typefaces()],
-                        }
-                        if varied_share
-                        else {}
-                    ),
+                    **(_varied_recipe(scenes, varied_share, varied_dark) if varied_share else {}),
                     "epochs": epochs,
                     "max_lr": max_lr,
                     "batch": batch,
@@ -389,6 +395,16 @@ def fine_tune(
         },
     }
     return _write_meta(meta, onnx_path, started, log)
+
+
+def _varied_recipe(scenes: int, varied_share: float, varied_dark: float) -> dict[str, Any]:
+    """The meta's record of the varied scenes (the dark share only where there was one: the
+    networks trained before the option drew none)."""
+    return {
+        "varied_scenes": round(scenes * varied_share),
+        **({"varied_dark": varied_dark} if varied_dark else {}),
+        "typefaces": [Path(f).name for f in typefaces()],
+    }
 
 
 def hard_crops(torch, model, crops: tuple[np.ndarray, np.ndarray, np.ndarray], below: float) -> np.ndarray:

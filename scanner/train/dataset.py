@@ -17,7 +17,7 @@ import numpy as np
 from scanner.geometry.crops import CROP_H, CROP_W, card_crop, rotate_corners, warp_crop
 from scanner.labels import CLASSES, NOT_A_CARD
 from scanner.synth.table import render_table
-from scanner.synth.varied import VARIED_DECK
+from scanner.synth.varied import varied_deck
 
 CLASS_INDEX = {label: i for i, label in enumerate(CLASSES)}
 MAX_OCCLUDED = 0.25
@@ -60,12 +60,13 @@ def scene_crops(
     coins: bool = False,
     varied: bool = False,
     parts: bool = False,
+    varied_dark: float = 0.0,
 ) -> Iterator[tuple[np.ndarray, int, int, str, bool]]:
     """(crop, class, flipped, light, heldout) for every usable card of one rendered scene, plus
     negatives (``coins``: also one on every coin no card covers; ``varied``: the number cards
-    drawn anew each, ``synth.varied``; ``parts``: ``PART_NEGATIVES`` crops of parts of cards as
-    not-a-card)."""
-    style = VARIED_DECK if varied else None
+    drawn anew each, ``synth.varied``, ``varied_dark`` of them on a near-black ground; ``parts``:
+    ``PART_NEGATIVES`` crops of parts of cards as not-a-card)."""
+    style = varied_deck(varied_dark) if varied else None
     rendered = render_table(
         seed, harsh=harsh, style=style, heldout_style=heldout_style, uniform_labels=True, light=light
     )
@@ -160,9 +161,10 @@ def build(
     coins: bool = False,
     varied: bool = False,
     parts: bool = False,
+    varied_dark: float = 0.0,
 ) -> CropSet:
     """Crops of many scenes (optionally in several processes; the result does not depend on it)."""
-    args = [(seed, harsh, heldout_style, light, coins, varied, parts) for seed in seeds]
+    args = [(seed, harsh, heldout_style, light, coins, varied, parts, varied_dark) for seed in seeds]
     if processes > 1:
         import multiprocessing
 
@@ -200,5 +202,10 @@ def _scene_list(
     coins: bool = False,
     varied: bool = False,
     parts: bool = False,
+    varied_dark: float = 0.0,
 ) -> list:
-    return list(scene_crops(seed, harsh, heldout_style, light=light, coins=coins, varied=varied, parts=parts))
+    return list(
+        scene_crops(
+            seed, harsh, heldout_style, light=light, coins=coins, varied=varied, parts=parts, varied_dark=varied_dark
+        )
+    )
