@@ -63,6 +63,7 @@ def _train(args: argparse.Namespace) -> int:
         device=args.device,
         varied_share=args.varied_share,
         varied_dark=args.varied_dark,
+        varied_backs=args.varied_backs,
     )
     from scanner.train.quantize import quantize_classifier
 
@@ -72,15 +73,20 @@ def _train(args: argparse.Namespace) -> int:
 
 
 VARIED_DARK_HELP = "the share of the varied number cards printed on a near-black ground, the colour in their ink"
+VARIED_BACKS_HELP = "the varied scenes' backs (their target number) and T! backs drawn anew too"
 
 
 def _varied_dark_problems(args: argparse.Namespace) -> list[tuple[bool, str]]:
-    """``--varied-dark``: a share, and only of varied scenes."""
+    """``--varied-dark``: a share, and only of varied scenes; ``--varied-backs`` only with them too."""
     return [
         (not 0 <= args.varied_dark <= 1, f"--varied-dark {args.varied_dark}: give a share of the varied cards, 0 to 1"),
         (
             args.varied_dark > 0 and args.varied_share == 0,
             f"--varied-dark {args.varied_dark}: it draws varied cards dark; give --varied-share too",
+        ),
+        (
+            args.varied_backs and args.varied_share == 0,
+            "--varied-backs: it draws varied backs; give --varied-share too",
         ),
     ]
 
@@ -145,6 +151,7 @@ def _fine_tune(args: argparse.Namespace) -> int:
             hard_repeat=args.hard_repeat,
             varied_share=args.varied_share,
             varied_dark=args.varied_dark,
+            varied_backs=args.varied_backs,
         )
     except ValueError as error:  # a model of another shape, read before any rendering
         print(f"tweak fine-tune: --from {args.base}: {error}", file=sys.stderr)
@@ -582,6 +589,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(a network for other decks' art)",
     )
     p.add_argument("--varied-dark", type=float, default=0.0, help=VARIED_DARK_HELP)
+    p.add_argument("--varied-backs", action="store_true", help=VARIED_BACKS_HELP)
     p.set_defaults(run=_train)
 
     p = sub.add_parser(
@@ -614,6 +622,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="scenes whose number cards are each drawn a new way, a scene (for reading other decks' art)",
     )
     p.add_argument("--varied-dark", type=float, default=0.0, help=VARIED_DARK_HELP)
+    p.add_argument("--varied-backs", action="store_true", help=VARIED_BACKS_HELP)
     p.add_argument("--processes", type=int, default=2)
     p.set_defaults(run=_fine_tune)
 

@@ -67,7 +67,9 @@ class FamilyDeck:
     def render(self, label: str, rng: random.Random) -> np.ndarray:
         ground, text_ink, draw = _DRAW[self.family]
         img = np.full((CARD_H, CARD_W, 3), self.paper if ground is None else ground, np.uint8)
-        if not _common(self, label, img, text_ink):  # a number card: the family's own way
+        if label in ("back-7", "back-8", "back-9", "back-10", "tweak-back") and self.family in _OWN_BACKS:
+            img = _OWN_BACKS[self.family](self, img, label.split("-")[1])
+        elif not _common(self, label, img, text_ink):  # a number card: the family's own way
             colour, value = _parse(label)
             img = draw(self, img, self.colour(colour), int(value), rng)
         img[CARD_MASK == 0] = 0
@@ -235,6 +237,34 @@ def _ribbon(d: FamilyDeck, img: np.ndarray, ink, value: int, rng: random.Random)
         cv2.circle(img, (20, 46), 5, ink, -1, cv2.LINE_AA)
         img = np.ascontiguousarray(img[::-1, ::-1])
     return img
+
+
+def _ribbon_back(d: FamilyDeck, img: np.ndarray, number: str) -> np.ndarray:
+    """The ribbon family's own backs (so that it checks backs too: the other families share theirs):
+    white, a wide border of the deck's colour, the number in white on a diamond of it and in the
+    corners; the T! back of that colour crossed by white chevrons, "T!" on a white panel."""
+    accent = d.accent
+    if number == "back":
+        img[:] = accent
+        for y in range(-40, CARD_H + 40, 36):
+            pts = np.array([[0, y], [CARD_W // 2, y + 30], [CARD_W, y]], np.int32)
+            cv2.polylines(img, [pts], False, d.paper, 4, cv2.LINE_AA)
+        cv2.rectangle(img, (36, 100), (CARD_W - 36, CARD_H - 100), d.paper, -1)
+        _text(img, "T!", (CARD_W / 2, CARD_H / 2), CARD_H * 0.14, accent, d.font)
+        return img
+    cv2.rectangle(img, (8, 8), (CARD_W - 8, CARD_H - 8), accent, 16)
+    c = (CARD_W // 2, CARD_H // 2)
+    diamond = np.array([[c[0], c[1] - 80], [c[0] + 62, c[1]], [c[0], c[1] + 80], [c[0] - 62, c[1]]], np.int32)
+    cv2.fillPoly(img, [diamond], accent, cv2.LINE_AA)
+    _text(img, number, c, CARD_H * 0.14, d.paper, d.font)
+    for _ in range(2):
+        _text(img, number, (34, 38), 16, accent, d.font, 2)
+        img = np.ascontiguousarray(img[::-1, ::-1])
+    return img
+
+
+#: families whose backs are their own (the others' are ``_common``'s)
+_OWN_BACKS = {"ribbon": _ribbon_back}
 
 
 #: family -> (ground of the faces: None for the deck's paper, ink of the T! cards' names, number cards)

@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from scanner.labels import BACKS
 from scanner.synth.cards import BASE_HSV, CARD_H, CARD_MASK, CARD_W, TRAIN_FONTS, random_style, render_card
 from scanner.synth.families import PIP_GRID, AnewDeck
 
@@ -108,16 +109,19 @@ def _pips(img: np.ndarray, value: int, ink, rng: random.Random) -> None:
             cv2.fillPoly(img, [pts], ink, cv2.LINE_AA)
 
 
-def render_varied_card(label: str, rng: random.Random, dark_share: float = 0.0) -> np.ndarray:
+def render_varied_card(label: str, rng: random.Random, dark_share: float = 0.0, backs: bool = False) -> np.ndarray:
     """``label`` drawn a new way (number cards; the others in a random training style).
     ``dark_share``: that share of number cards printed on a near-black ground, the colour in
-    their ink (0 draws exactly what it drew before the option, seed for seed).
+    their ink; ``backs``: the backs (their target number) and the T! backs drawn anew too, more
+    often than not (neither option: exactly what it drew before the options, seed for seed).
 
     >>> card = render_varied_card("red-2", random.Random(0), dark_share=1.0)
     >>> bool(np.median(card[CARD_MASK > 0]) < 80)
     True
     """
     head, tail = label.split("-")
+    if backs and label in BACKS + ("tweak-back",) and rng.random() < BACK_SHARE:
+        return _varied_back(tail, rng)
     if head not in BASE_HSV:
         return render_card(label, random_style(rng), rng)
     value = int(tail)
@@ -234,12 +238,71 @@ def _dark_card(value: int, ink, rng: random.Random) -> np.ndarray:
     return img
 
 
+#: the share of backs drawn anew with ``backs`` (the rest keep the training styles' dark backs)
+BACK_SHARE = 0.6
+
+
+def _varied_back(number: str, rng: random.Random) -> np.ndarray:
+    """A back drawn anew: its target number (7-10; "back": the T! back's "T!") on any ground (dark,
+    a colour, paper, stripes, dots), in any typeface, with a frame, a ring or corner indices or
+    none. A deck's back is one colour for all its backs; that colour is anything, so the number is
+    what tells a back from a face."""
+    ink_of_ground = {
+        "dark": lambda: (rng.randint(8, 50),) * 3,
+        "tint": lambda: tuple(rng.randint(10, 90) for _ in range(3)),
+        "colour": lambda: tuple(rng.randint(40, 220) for _ in range(3)),
+        "paper": lambda: tuple(rng.randint(215, 255) for _ in range(3)),
+    }
+    kind = rng.choice(tuple(ink_of_ground))
+    ground = ink_of_ground[kind]()
+    light = sum(ground) > 380
+    ink = tuple(rng.randint(10, 70) for _ in range(3)) if light else tuple(rng.randint(190, 255) for _ in range(3))
+    if rng.random() < 0.3:  # ink of a colour
+        ink = tuple(int(c) for c in cv2.cvtColor(np.uint8([[[rng.randrange(180), 200, 230]]]), cv2.COLOR_HSV2BGR)[0, 0])
+    img = np.empty((CARD_H, CARD_W, 3), np.uint8)
+    img[:] = ground
+    pattern = rng.choice(("none", "none", "stripes", "dots"))
+    shade = _mix(ground, ink, 0.25)
+    if pattern == "stripes":
+        step = rng.randint(14, 40)
+        for y in range(-CARD_W, CARD_H, step):
+            cv2.line(img, (0, y), (CARD_W, y + int(CARD_W * rng.uniform(0, 1))), shade, rng.randint(2, 6), cv2.LINE_AA)
+    elif pattern == "dots":
+        step = rng.randint(16, 30)
+        for y in range(step // 2, CARD_H, step):
+            for x in range(step // 2, CARD_W, step):
+                cv2.circle(img, (x, y), 3, shade, -1, cv2.LINE_AA)
+    ornament = rng.choice(("none", "frame", "ring", "plate"))
+    centre = (CARD_W / 2, CARD_H / 2)
+    text_ink = ink
+    if ornament == "frame":
+        inset = rng.randint(6, 24)
+        cv2.rectangle(img, (inset, inset), (CARD_W - inset, CARD_H - inset), ink, rng.randint(2, 6), cv2.LINE_AA)
+    elif ornament == "ring":
+        cv2.circle(img, (CARD_W // 2, CARD_H // 2), int(CARD_W * rng.uniform(0.3, 0.42)), ink, rng.randint(2, 6))
+    elif ornament == "plate":
+        cv2.circle(img, (CARD_W // 2, CARD_H // 2), int(CARD_W * rng.uniform(0.28, 0.4)), ink, -1, cv2.LINE_AA)
+        text_ink = ground
+    faces = typefaces()
+    typeface = rng.choice(faces) if rng.random() < 0.75 else f"hershey{rng.randrange(len(TRAIN_FONTS))}"
+    text = "T!" if number == "back" else number
+    img = _text(img, text, centre, CARD_H * rng.uniform(0.16, 0.34), text_ink, typeface, rng)
+    if number != "back" and rng.random() < 0.4:  # corner indices, the other one turned
+        size = rng.uniform(14, 30)
+        for _ in range(2):
+            img = _text(img, number, (size * 0.7 + 6, size * 0.8 + 6), size, ink, typeface, rng)
+            img = np.ascontiguousarray(img[::-1, ::-1])
+    img[CARD_MASK == 0] = 0
+    return img
+
+
 #: the "deck" whose every number card is drawn anew (``families.AnewDeck``)
 VARIED_DECK = AnewDeck("varied", render_varied_card)
 
 
-def varied_deck(dark_share: float = 0.0) -> AnewDeck:
-    """``VARIED_DECK``, with ``dark_share`` of its number cards on a near-black ground."""
-    if not dark_share:
+def varied_deck(dark_share: float = 0.0, backs: bool = False) -> AnewDeck:
+    """``VARIED_DECK``, with ``dark_share`` of its number cards on a near-black ground and, with
+    ``backs``, its backs drawn anew too (``render_varied_card``)."""
+    if not dark_share and not backs:
         return VARIED_DECK
-    return AnewDeck("varied", functools.partial(render_varied_card, dark_share=dark_share))
+    return AnewDeck("varied", functools.partial(render_varied_card, dark_share=dark_share, backs=backs))

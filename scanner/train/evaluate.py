@@ -170,10 +170,12 @@ def fine_tuning(training: dict[str, Any]) -> str:
             mining += f" --varied-share {f['varied_scenes'] / f['scenes']:g}"
             dark = f.get("varied_dark", 0)
             mining += f" --varied-dark {dark:g}" if dark else ""
+            mining += " --varied-backs" if f.get("varied_backs") else ""
             varied = (
                 f" {f['varied_scenes']} more scenes (half harsh) had their number cards each drawn a new way\n"
                 f"(`synth.varied`: {len(f.get('typefaces', []))} typefaces, numerals, pips, plates, grounds"
-                f"{f', {dark:.0%} of them on a near-black ground' if dark else ''}), "
+                f"{f', {dark:.0%} of them on a near-black ground' if dark else ''}"
+                f"{', backs drawn anew too' if f.get('varied_backs') else ''}), "
                 "with parts of cards as not-a-card crops."
             )
         if f.get("hard_repeat"):
