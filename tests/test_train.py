@@ -105,7 +105,7 @@ def test_a_network_for_other_decks_is_trained_on_varied_cards_and_parts_of_cards
         tmp_path / "dark", scenes=2, harsh_share=0.5, epochs=1, batch=32, head=16, varied_share=1, varied_dark=0.5,
         log=lambda *_: None,
     )  # fmt: skip
-    assert dark["training"]["varied_dark"] == 0.5
+    assert dark["training"]["varied_dark"] == 0.5 and "varied_backs" not in dark["training"]
     # (the scenes of this project's art are the same; the varied scenes' cards differ)
     assert not np.array_equal(made[1][0], made[0][0]) and np.array_equal(made[1][0][:5], made[0][0][:5])
 
@@ -127,6 +127,7 @@ def test_the_crops_given_to_train_are_the_recipes_own(tiny_crops):
         ("varied_share", 5.0, "--varied-share 5.0: give 0 to 4"),
         ("varied_dark", 1.5, "--varied-dark 1.5: give a share of the varied cards, 0 to 1"),
         ("varied_dark", 0.3, "--varied-dark 0.3: it draws varied cards dark; give --varied-share too"),
+        ("varied_backs", True, "--varied-backs: it draws varied backs; give --varied-share too"),
     ],
 )
 def test_tweak_train_refuses_a_bad_recipe_before_rendering(tmp_path, monkeypatch, capsys, option, value, message):
@@ -295,8 +296,11 @@ def test_the_model_card_tells_each_fine_tuning_round():
     text = fine_tuning({"fine_tuned": [varied | {"typefaces": ["a.ttf", "b.ttf"]}]})
     assert "--lr 0.001 --varied-share 0.45`" in text and "1800 more scenes (half harsh)" in text
     assert "2 typefaces" in text and "varied" not in fine_tuning(rounds) and "near-black" not in text
-    text = fine_tuning({"fine_tuned": [varied | {"varied_dark": 0.3}]})
-    assert "--varied-share 0.45 --varied-dark 0.3`" in text and "30% of them on a near-black ground" in text
+    text = fine_tuning({"fine_tuned": [varied | {"varied_dark": 0.3, "varied_backs": True}]})
+    assert (
+        "--varied-share 0.45 --varied-dark 0.3 --varied-backs`" in text and "30% of them on a near-black ground" in text
+    )
+    assert "backs drawn anew too" in text
 
 
 @pytest.mark.parametrize("model", ["card_finder.onnx", "not onnx"])

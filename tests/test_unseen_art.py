@@ -326,3 +326,17 @@ def test_an_any_deck_network_of_other_labels_is_refused(tmp_path) -> None:
     for path in (DEFAULT_MODEL, DEFAULT_MODEL.with_suffix(".json")):
         (other / path.name).write_bytes(path.read_bytes())
     assert Scanner(CardClassifier(other / DEFAULT_MODEL.name)).any_deck is None
+
+
+def test_the_ribbon_family_checks_backs_drawn_its_own_way() -> None:
+    """Every family but ribbon draws its backs and T! backs alike (dark, ``families._common``); a
+    family kept for checking draws its own (white, a border and a diamond of the deck's colour), so
+    what a network learns about backs is checked on backs it never saw."""
+    assert "ribbon" in CHECK_FAMILIES
+    for label in ("back-7", "back-10", "tweak-back"):
+        own = deck("ribbon", 1).render(label, random.Random(0))
+        shared = deck("pips", 1).render(label, random.Random(0))
+        assert not np.array_equal(own, shared)
+    white = deck("ribbon", 1).render("back-9", random.Random(0))
+    dark = deck("photo", 1).render("back-9", random.Random(0))
+    assert (white.min(axis=2) > 200).mean() > 0.4 > (dark.min(axis=2) > 200).mean()

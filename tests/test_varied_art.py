@@ -73,6 +73,19 @@ def test_dark_varied_cards_are_near_black_with_the_colour_in_their_ink():
     assert 8 < sum(shares) < 32
 
 
+def test_varied_backs_show_their_number_on_any_ground():
+    """``backs``: most backs (and T! backs) are drawn anew, on grounds of every lightness, so the
+    number, not a dark card, tells a back; without it they are the training styles' as before."""
+    light = {False: 0, True: 0}
+    for seed in range(60):
+        label = ("back-7", "back-8", "back-9", "back-10", "tweak-back")[seed % 5]
+        for backs in (False, True):
+            card = render_varied_card(label, random.Random(seed), backs=backs)
+            light[backs] += np.median(card[CARD_MASK > 0]) > 120
+    assert light[False] == 0 and light[True] >= 8  # (the training styles' backs are all dark)
+    assert varied_deck(backs=True) is not VARIED_DECK
+
+
 @pytest.mark.parametrize("label", ["back-9", "special-7", "tweak-joker", "tweak-back"])
 def test_other_cards_keep_a_training_style(label):
     """A deck's own backs and T! art cannot be guessed: they are drawn in a random training style."""
