@@ -82,12 +82,8 @@ def test_a_network_for_other_decks_is_trained_on_varied_cards_and_parts_of_cards
     parts of cards as not-a-card, and the recipe says so (its typefaces too)."""
     made = []
 
-    def crops(seed, scenes, harsh_share, coins, stretch, processes, log, varied_share=0.0, varied_dark=0.0):
-        made.append(
-            training_crops(
-                seed, scenes, harsh_share, coins, stretch, 1, log, varied_share=varied_share, varied_dark=varied_dark
-            )
-        )
+    def crops(seed, scenes, harsh_share, coins, stretch, processes, log, **varied):
+        made.append(training_crops(seed, scenes, harsh_share, coins, stretch, 1, log, **varied))
         return made[-1]
 
     monkeypatch.setattr("scanner.train.classifier.training_crops", crops)

@@ -229,6 +229,17 @@ def _within_models(path: Path, beside: Path) -> str:
     return str(path)
 
 
+def _fine_tuned(model: Path) -> bool:
+    """Whether the network ``model`` (an 8-bit file or a float one) was fine-tuned after training."""
+    try:
+        meta = json.loads(model.with_suffix(".json").read_text())
+        if source := meta.get("quantized", {}).get("source"):
+            meta = json.loads((model.parent / source).with_suffix(".json").read_text())
+    except (OSError, ValueError):
+        return False
+    return bool(meta.get("training", {}).get("fine_tuned"))
+
+
 def model_card(meta: dict[str, Any], float_meta: dict[str, Any] | None = None) -> str:
     """The classifier's model card; ``float_meta``: the trained float model's metadata, when
     ``meta`` is its 8-bit version's (the one the scanner runs)."""
@@ -286,7 +297,10 @@ activation ranges by {q["method"]} calibration on the crops of {cal["scenes"]} r
         )
     if so := m.get("second_opinion"):
         alone = so["first_alone_accuracy"]
-        so_tuned = ", then fine-tuned likewise on fresh scenes of its own" if t.get("fine_tuned") else ""
+        if varied:  # (the any-deck network's second opinion is another recipe's: its own meta says)
+            so_tuned = ", then fine-tuned on fresh scenes" if _fine_tuned(MODELS_DIR / so["model"]) else ""
+        else:
+            so_tuned = ", then fine-tuned likewise on fresh scenes of its own" if t.get("fine_tuned") else ""
         recipe = (
             "the shipped first network's second opinion, trained on this project's art only"
             if varied
