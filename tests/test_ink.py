@@ -34,8 +34,8 @@ def test_a_deck_printed_in_coloured_ink_on_black_is_read_by_its_ink_colour() -> 
     and a numeral on a black card; the network reads its numerals but mostly not its colours."""
     scanner = load_scanner()
     assert scanner.ink is not None  # shipped
-    # (the first network's readings: the any-deck network reads more of this deck's faces as backs,
-    # which the ink does not read again; benchmarks/RESULTS.md, twenty-fifth session)
+    # (the first network's readings: the any-deck network, taught number cards on near-black grounds,
+    # reads all 65 of these faces right with the ink or without it; RESULTS, twenty-sixth session)
     scanner.any_deck = None
     tables = [render_table(40_900_000 + i, style=deck("dark", 2)) for i in range(8)]
     with_ink, found = _faces_read_right(scanner, tables)
