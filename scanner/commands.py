@@ -40,7 +40,7 @@ def _train(args: argparse.Namespace) -> int:
         (not 0.25 <= args.width <= 4, f"--width {args.width}: give a channel scale from 0.25 to 4"),
         (args.batch < 1, f"--batch {args.batch}: give at least 1 crop a step"),
         (not 0 <= args.varied_share <= 4, f"--varied-share {args.varied_share}: give 0 to 4 scenes a scene"),
-        *_varied_dark_problems(args),
+        *_varied_problems(args),
     ]
     if args.device == "cuda" and not any(bad for bad, _ in problems):
         from scanner.train.classifier import require_torch
@@ -76,7 +76,7 @@ VARIED_DARK_HELP = "the share of the varied number cards printed on a near-black
 VARIED_BACKS_HELP = "the varied scenes' backs (their target number) and T! backs drawn anew too"
 
 
-def _varied_dark_problems(args: argparse.Namespace) -> list[tuple[bool, str]]:
+def _varied_problems(args: argparse.Namespace) -> list[tuple[bool, str]]:
     """``--varied-dark``: a share, and only of varied scenes; ``--varied-backs`` only with them too."""
     return [
         (not 0 <= args.varied_dark <= 1, f"--varied-dark {args.varied_dark}: give a share of the varied cards, 0 to 1"),
@@ -131,7 +131,7 @@ def _fine_tune(args: argparse.Namespace) -> int:
         (not 0 <= args.hard_below <= 1, f"--hard-below {args.hard_below}: give a score from 0 to 1"),
         (args.hard_repeat < 0, f"--hard-repeat {args.hard_repeat}: give 0 or more"),
         (not 0 <= args.varied_share <= 4, f"--varied-share {args.varied_share}: give 0 to 4 scenes a scene"),
-        *_varied_dark_problems(args),
+        *_varied_problems(args),
     ]
     if _refused("fine-tune", problems):
         return 2

@@ -67,7 +67,7 @@ class FamilyDeck:
     def render(self, label: str, rng: random.Random) -> np.ndarray:
         ground, text_ink, draw = _DRAW[self.family]
         img = np.full((CARD_H, CARD_W, 3), self.paper if ground is None else ground, np.uint8)
-        if label in ("back-7", "back-8", "back-9", "back-10", "tweak-back") and self.family in _OWN_BACKS:
+        if (label.startswith("back-") or label == "tweak-back") and self.family in _OWN_BACKS:
             img = _OWN_BACKS[self.family](self, img, label.split("-")[1])
         elif not _common(self, label, img, text_ink):  # a number card: the family's own way
             colour, value = _parse(label)

@@ -226,7 +226,7 @@ def _dark_card(value: int, ink, rng: random.Random) -> np.ndarray:
         _pips(img, value, bright, rng)
     else:
         text_ink = bright
-        if show == "plate":  # the numeral dark on a disc or panel of the colour
+        if show == "plate":  # the numeral dark on a disc of the colour
             r = int(CARD_W * rng.uniform(0.28, 0.4))
             cv2.circle(img, (int(centre[0]), int(centre[1])), r, bright, -1, cv2.LINE_AA)
             text_ink = ground
