@@ -65,9 +65,9 @@ def scene_crops(
 ) -> Iterator[tuple[np.ndarray, int, int, str, bool]]:
     """(crop, class, flipped, light, heldout) for every usable card of one rendered scene, plus
     negatives (``coins``: also one on every coin no card covers; ``varied``: the number cards
-    drawn anew each, ``synth.varied``, ``varied_dark`` of them on a near-black ground, ``varied_backs``: the backs
-    too; ``parts``:
-    ``PART_NEGATIVES`` crops of parts of cards as not-a-card)."""
+    drawn anew each, ``synth.varied``, ``varied_dark`` of them on a near-black ground,
+    ``varied_backs``: the backs too; ``parts``: ``PART_NEGATIVES`` crops of parts of cards as
+    not-a-card)."""
     style = varied_deck(varied_dark, varied_backs) if varied else None
     rendered = render_table(
         seed, harsh=harsh, style=style, heldout_style=heldout_style, uniform_labels=True, light=light

@@ -258,6 +258,8 @@ def model_card(meta: dict[str, Any], float_meta: dict[str, Any] | None = None) -
         )
     varied = t.get("varied_scenes", 0)
     varied_option = f" --varied-share {varied / t['scenes']:g}" if varied else ""
+    varied_option += f" --varied-dark {t['varied_dark']:g}" if t.get("varied_dark") else ""
+    varied_option += " --varied-backs" if t.get("varied_backs") else ""
     if varied:  # (the any-deck network: models/any_deck/)
         defaults = f"the shipped recipe with fewer scenes, and cards drawn anew{device_note}"
         second_note = (
