@@ -201,6 +201,7 @@ def test_fine_tuning_trains_the_given_network_on_fresh_scenes(tmp_path, tiny_cro
     assert meta["training"]["seed"] == 7 and meta["labels"] == shipped["labels"]  # the base's recipe stays
     expected = {"seed": 2, "first_scene": first, "scenes": 3, "harsh_scenes": 3, "crops": len(fresh[1]), "epochs": 1}
     assert tuned == [{**tuned[0], **expected}]
+    assert tuned[0]["from"] == str(base_dir)  # (started from another folder than its own: said)
     crops = torch.from_numpy(np.random.default_rng(1).normal(size=(4, 3, 64, 48)).astype(np.float32))
     with torch.no_grad():
         before = load_classifier(torch, base)(crops)[0]
@@ -292,6 +293,9 @@ def test_the_model_card_tells_each_fine_tuning_round():
     text = fine_tuning({"fine_tuned": [varied | {"typefaces": ["a.ttf", "b.ttf"]}]})
     assert "--lr 0.001 --varied-share 0.45`" in text and "1800 more scenes (half harsh)" in text
     assert "2 typefaces" in text and "varied" not in fine_tuning(rounds) and "near-black" not in text
+    assert "`--from models/second_opinion`, `--out` this model's folder" in fine_tuning(
+        {"fine_tuned": [varied | {"from": "second_opinion"}]}
+    )
     text = fine_tuning({"fine_tuned": [varied | {"varied_dark": 0.3, "varied_backs": True}]})
     assert (
         "--varied-share 0.45 --varied-dark 0.3 --varied-backs`" in text and "30% of them on a near-black ground" in text

@@ -386,6 +386,8 @@ def fine_tune(
                 *recipe.get("fine_tuned", []),
                 {
                     "seed": seed,
+                    # (the network it started from, where that is another folder than the result's)
+                    **({"from": _folder_name(base.parent)} if base.parent.resolve() != out_dir.resolve() else {}),
                     "first_scene": first,
                     "scenes": scenes,
                     "harsh_scenes": round(scenes * harsh_share),
@@ -401,6 +403,14 @@ def fine_tune(
         },
     }
     return _write_meta(meta, onnx_path, started, log)
+
+
+def _folder_name(folder: Path) -> str:
+    """``folder`` within the shipped models' folder (``second_opinion``), else as given."""
+    from scanner.core import MODELS_DIR
+
+    within = folder.resolve().is_relative_to(MODELS_DIR.resolve())
+    return folder.resolve().relative_to(MODELS_DIR.resolve()).as_posix() if within else str(folder)
 
 
 def _varied_recipe(scenes: int, varied_share: float, varied_dark: float, varied_backs: bool) -> dict[str, Any]:

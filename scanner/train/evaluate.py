@@ -184,9 +184,13 @@ def fine_tuning(training: dict[str, Any]) -> str:
                 f" The {f['hard']} crops the network\nit started from gave under {f['hard_below']:g} to their true "
                 f"label were shown {f['hard_repeat'] + 1} times an epoch."
             )
+        # (a round that started from another folder's network names it)
+        start = f.get("from")
+        start = start if start is None or Path(start).is_absolute() else f"models/{start}"
+        folders = f"`--from {start}`, `--out`" if start else "`--from` and `--out`"
         lines.append(
             f"Then `tweak fine-tune --seed {f['seed']} --scenes {f['scenes']} --harsh-share {share:g} "
-            f"--epochs {f['epochs']} --lr {f['max_lr']:g}{mining}`\n(`--from` and `--out` this model's folder) trained "
+            f"--epochs {f['epochs']} --lr {f['max_lr']:g}{mining}`\n({folders} this model's folder) trained "
             f"it further on scenes it had not seen: {f['scenes']} plus\n{f['harsh_scenes']} harsh ones from seed "
             f"{f['first_scene']:,} ({f['crops']} crops), its batch norms held, peak learning rate\n"
             f"{f['max_lr']:g}; {f['seconds']} s on 2 CPU cores. Deterministic from the network it started from and "
