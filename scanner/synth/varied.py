@@ -48,6 +48,11 @@ def _face(path: str, size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size=size) if path == PILLOW_FACE else ImageFont.truetype(path, size)
 
 
+def _typeface(rng: random.Random) -> str:
+    """A TrueType face (``typefaces``) three times in four, else one of OpenCV's Hershey faces."""
+    return rng.choice(typefaces()) if rng.random() < 0.75 else f"hershey{rng.randrange(len(TRAIN_FONTS))}"
+
+
 def _shade(name: str, rng: random.Random) -> tuple[int, int, int]:
     h, s, v = BASE_HSV[name]
     hue = (h + rng.randint(-5, 5)) % 180
@@ -130,8 +135,7 @@ def render_varied_card(label: str, rng: random.Random, dark_share: float = 0.0, 
     ink = _shade(head, rng)
     paper = tuple(rng.randint(215, 255) for _ in range(3))
     dark_ink = tuple(rng.randint(10, 60) for _ in range(3))
-    faces = typefaces()
-    typeface = rng.choice(faces) if rng.random() < 0.75 else f"hershey{rng.randrange(len(TRAIN_FONTS))}"
+    typeface = _typeface(rng)
     ground = rng.choice(("paper", "paper", "paper", "ink", "pale", "noise", "gradient"))
     img = np.empty((CARD_H, CARD_W, 3), np.uint8)
     if ground == "paper":
@@ -215,8 +219,7 @@ def _dark_card(value: int, ink, rng: random.Random) -> np.ndarray:
     img = np.empty((CARD_H, CARD_W, 3), np.uint8)
     img[:] = ground
     bright = _mix(ink, (255, 255, 255), rng.uniform(0.0, 0.15))
-    faces = typefaces()
-    typeface = rng.choice(faces) if rng.random() < 0.75 else f"hershey{rng.randrange(len(TRAIN_FONTS))}"
+    typeface = _typeface(rng)
     if rng.random() < 0.6:  # a frame of the colour
         inset, thick = rng.randint(4, 22), rng.randint(2, 10)
         cv2.rectangle(img, (inset, inset), (CARD_W - inset, CARD_H - inset), bright, thick, cv2.LINE_AA)
@@ -247,14 +250,12 @@ def _varied_back(number: str, rng: random.Random) -> np.ndarray:
     a colour, paper, stripes, dots), in any typeface, with a frame, a ring or corner indices or
     none. A deck's back is one colour for all its backs; that colour is anything, so the number is
     what tells a back from a face."""
-    ink_of_ground = {
-        "dark": lambda: (rng.randint(8, 50),) * 3,
-        "tint": lambda: tuple(rng.randint(10, 90) for _ in range(3)),
-        "colour": lambda: tuple(rng.randint(40, 220) for _ in range(3)),
-        "paper": lambda: tuple(rng.randint(215, 255) for _ in range(3)),
-    }
-    kind = rng.choice(tuple(ink_of_ground))
-    ground = ink_of_ground[kind]()
+    kind = rng.choice(("dark", "tint", "colour", "paper"))
+    if kind == "dark":
+        ground = (rng.randint(8, 50),) * 3
+    else:
+        low, high = {"tint": (10, 90), "colour": (40, 220), "paper": (215, 255)}[kind]
+        ground = tuple(rng.randint(low, high) for _ in range(3))
     light = sum(ground) > 380
     ink = tuple(rng.randint(10, 70) for _ in range(3)) if light else tuple(rng.randint(190, 255) for _ in range(3))
     if rng.random() < 0.3:  # ink of a colour
@@ -283,8 +284,7 @@ def _varied_back(number: str, rng: random.Random) -> np.ndarray:
     elif ornament == "plate":
         cv2.circle(img, (CARD_W // 2, CARD_H // 2), int(CARD_W * rng.uniform(0.28, 0.4)), ink, -1, cv2.LINE_AA)
         text_ink = ground
-    faces = typefaces()
-    typeface = rng.choice(faces) if rng.random() < 0.75 else f"hershey{rng.randrange(len(TRAIN_FONTS))}"
+    typeface = _typeface(rng)
     text = "T!" if number == "back" else number
     img = _text(img, text, centre, CARD_H * rng.uniform(0.16, 0.34), text_ink, typeface, rng)
     if number != "back" and rng.random() < 0.4:  # corner indices, the other one turned

@@ -137,9 +137,9 @@ def training_crops(
         start = first + scenes + n_harsh
         log(f"rendering {n_varied} scenes of varied number cards (seeds {start}..{start + n_varied - 1})...")
         half = n_varied // 2
-        dark = {"varied_dark": varied_dark, "varied_backs": varied_backs} if varied_dark or varied_backs else {}
-        sets.append(build(range(start, start + half), harsh=False, varied=True, **dark, **kinds))
-        sets.append(build(range(start + half, start + n_varied), harsh=True, varied=True, **dark, **kinds))
+        drawn = {"varied": True, "varied_dark": varied_dark, "varied_backs": varied_backs}
+        sets.append(build(range(start, start + half), harsh=False, **drawn, **kinds))
+        sets.append(build(range(start + half, start + n_varied), harsh=True, **drawn, **kinds))
     images = np.concatenate([p.images for p in sets])
     labels = np.concatenate([p.labels for p in sets])
     flipped = np.concatenate([p.flipped for p in sets])
