@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +68,16 @@ class ScanSettings:
     beside_tweak_pile: float = 1.7  # the deck without a mat: the T! pile beside it (card lengths) ...
     tweak_pile_bonus: float = 3.0  # ... is worth this much nearness
     middle_weight: float = 2.0  # the frame's middle counts this much more than the centre cards' middle
+    #: zero-shot (the any-deck network, no deck profile) the referee doubts a card read less surely
+    #: than this (after ``touching_penalty``): on the tuning families' art, number cards read between
+    #: 0.6 and 0.8 were 1 in 17 wrong (touching ones as often), above it 1 in 350 (RESULTS,
+    #: twenty-seventh session). Its confidence is no probability on art it never saw: its bar is set
+    #: on art it never saw.
+    any_deck_sure: float = 0.8
+    #: ... unless the first network (trained apart, on this project's own art) reads the card the
+    #: same this surely: then it counts as read at the bar (on the tuning families' art, 66 such
+    #: readings under the bar, none wrong; of those it read the same less surely, 2 of 2 wrong)
+    any_deck_vouched: float = 0.9
     second_look_enrolled: bool = True  # the second look with a deck profile too (better on 10 of 10 decks: RESULTS)
     # with a deck profile, a quad read as one of the deck's enrolled cards less surely than this is
     # not one of them: the deck's own reader knows its cards, so its outline alone does not make it
@@ -202,8 +212,11 @@ class Scanner:
     @property
     def doubt_below(self) -> float | None:
         """The confidence under which the readings should be doubted, where the reader sets its
-        own (a deck profile); None: the network's, which the referee knows."""
-        return self.profile.doubt_below if self.profile is not None else None
+        own (a deck profile, or the any-deck network on a deck without one); None: the network's,
+        which the referee knows."""
+        if self.profile is not None:
+            return self.profile.doubt_below
+        return SETTINGS.any_deck_sure if self.any_deck is not None else None
 
     def scan(self, frame: np.ndarray, pile: bool = False, faint: bool = False) -> ScanResult:
         """The cards in ``frame``. ``pile``: a won pile spread out (scanner.piles), where cards lie
@@ -244,6 +257,7 @@ class Scanner:
         rejected = 0
         # (not in a won pile's picture: its score counts every card's label, and a guess would count)
         by_shape = self._cards_by_shape(source, detections, predictions) if self.profile is None and not pile else set()
+        vouched = self._vouched(source, detections, predictions) if self.profile is None and self.any_deck else set()
         for index, (det, pred) in enumerate(zip(detections, predictions)):
             # (an unsure card on one of the mat's markers is the marker: a black square with a white
             # pattern, which the classifier can take for a back; a card lying on a marker hides it
@@ -262,6 +276,8 @@ class Scanner:
                 continue
             corners = rotate_corners(det.corners, 2) if pred.upside_down else det.corners
             confidence = pred.confidence * (SETTINGS.touching_penalty if det.touching else 1.0)
+            if index in vouched:
+                confidence = max(confidence, SETTINGS.any_deck_sure)
             order = np.argsort(pred.probabilities)[::-1][:3]
             labels = self.classifier.labels
             candidates = [(labels[i], float(pred.probabilities[i])) for i in order if labels[i] != "none"]
@@ -399,6 +415,26 @@ class Scanner:
             best = int(face_columns[p[face_columns].argmax()])  # (a face stays a face: only its colour is asked)
             out[i] = Prediction(labels[best], float(p[best]), predictions[i].upside_down, p)
         return out
+
+    def _vouched(self, source: np.ndarray, detections: list[Any], predictions: list[Any]) -> set[int]:
+        """Which of the any-deck network's readings that would count under its bar
+        (``ScanSettings.any_deck_sure``; a card touching another counts less) the first network
+        reads the same surely (``any_deck_vouched``): those count as read at the bar."""
+        doubted = [
+            i
+            for i, (d, p) in enumerate(zip(detections, predictions))
+            if p.label != "none"
+            and p.confidence >= MIN_CONFIDENCE
+            and p.confidence * (SETTINGS.touching_penalty if d.touching else 1.0) < SETTINGS.any_deck_sure
+        ]
+        if not doubted:
+            return set()
+        crops = [card_crop(source, detections[i].corners, self.classifier.margin) for i in doubted]
+        return {
+            i
+            for i, first in zip(doubted, self.classifier.classify(crops))
+            if first.label == predictions[i].label and first.confidence >= SETTINGS.any_deck_vouched
+        }
 
     def _classify(self, crops: list[np.ndarray], turned: bool = True) -> list[Any]:
         if self.profile is not None:
@@ -856,8 +892,6 @@ def _card_sized(corners: np.ndarray, typical_length: float) -> bool:
 def _best_card_reading(pred: Any, labels: list[str]) -> Any:
     """A reading of "not a card" for a quad that is a card by its outline: its likeliest card
     label, with that label's (low) probability as confidence, so nothing downstream takes it as sure."""
-    from dataclasses import replace
-
     order = np.argsort(pred.probabilities)[::-1]
     best = next(int(i) for i in order if labels[i] != "none")
     return replace(pred, label=labels[best], confidence=float(pred.probabilities[best]))

@@ -10,6 +10,7 @@ import random
 import numpy as np
 import pytest
 
+from companion.referee.view import LOW_CONFIDENCE
 from scanner.find.detect import Detection, fuse_outlines
 from scanner.geometry.crops import card_crop
 from scanner.labels import FACES
@@ -283,6 +284,8 @@ def test_a_deck_without_a_profile_is_read_by_the_any_deck_network_and_one_with_a
     rendered = render_table(40_800_003, style=deck("pips", 1))
     assert scanner.scan(rendered.image).cards
     assert "any deck" in used and "first" not in used
+    # its confidence is no probability on art it never saw: the referee doubts it under its own bar
+    assert scanner.doubt_below == SCAN_SETTINGS.any_deck_sure > LOW_CONFIDENCE
 
     asked = []
     profile = type("Profile", (), {"doubt_below": 0.9, "photos": {}})()
@@ -291,6 +294,40 @@ def test_a_deck_without_a_profile_is_read_by_the_any_deck_network_and_one_with_a
     used.clear()
     scanner.scan(rendered.image)
     assert asked and all(c is scanner.classifier for c in asked) and "any deck" not in used
+    assert scanner.doubt_below == 0.9
+
+
+def test_an_any_deck_reading_under_its_bar_counts_as_sure_only_where_the_first_network_agrees(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Zero-shot, a reading under the any-deck network's bar is doubted by the referee unless the
+    first network (trained apart, on this project's art) reads that card the same surely: then it
+    counts as read at the bar. Here every reading comes unsure and the red cards' are made orange,
+    which the first network does not say: those stay doubted, the others are vouched for."""
+    scanner = load_scanner()
+    original = scanner.any_deck.classify
+
+    def unsure(crops, *args, **kwargs):
+        out = []
+        for p in original(crops, *args, **kwargs):
+            label = p.label.replace("red-", "orange-") if p.label.startswith("red-") else p.label
+            out.append(dataclasses.replace(p, label=label, confidence=min(p.confidence, 0.7)) if p.is_card else p)
+        return out
+
+    monkeypatch.setattr(scanner.any_deck, "classify", unsure)
+    rendered = render_table(40_800_009)  # the project's own art: the first network reads it surely
+    required, _ = expected_cards(rendered.truth)
+    found = scanner.scan(rendered.image).cards
+    pairs = [
+        (required[i]["label"], found[j])
+        for i, j in match([np.array(c["corners"]) for c in required], [c.corners for c in found])
+    ]
+    alone = [(label, card) for label, card in pairs if not card.touching and label in FACES]
+    misread = [card for label, card in alone if label.startswith("red-")]
+    vouched = [card for label, card in alone if not label.startswith("red-") and card.label == label]
+    assert misread and len(vouched) >= 3
+    assert all(card.confidence < SCAN_SETTINGS.any_deck_sure for card in misread)
+    assert sum(card.confidence == SCAN_SETTINGS.any_deck_sure for card in vouched) >= len(vouched) - 1
 
 
 def _faces_read_right(family: str, seeds: range) -> tuple[int, dict[str, float]]:
