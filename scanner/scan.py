@@ -70,7 +70,7 @@ class ScanSettings:
     middle_weight: float = 2.0  # the frame's middle counts this much more than the centre cards' middle
     #: zero-shot (the any-deck network, no deck profile) the referee doubts a card read less surely
     #: than this (after ``touching_penalty``): on the tuning families' art, number cards read between
-    #: 0.6 and 0.8 were 1 in 17 wrong (touching ones as often), above it 1 in 350 (RESULTS,
+    #: 0.6 and 0.8 were 1 in 18 wrong (touching ones as often), above it 1 in 350 (RESULTS,
     #: twenty-seventh session). Its confidence is no probability on art it never saw: its bar is set
     #: on art it never saw.
     any_deck_sure: float = 0.8
