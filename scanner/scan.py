@@ -75,8 +75,9 @@ class ScanSettings:
     #: on art it never saw.
     any_deck_sure: float = 0.8
     #: ... unless the first network (trained apart, on this project's own art) reads the card the
-    #: same this surely: then it counts as read at the bar (on the tuning families' art, 66 such
-    #: readings under the bar, none wrong; of those it read the same less surely, 2 of 2 wrong)
+    #: same this surely: then it counts as read at the bar (under the bar, on the tuning families'
+    #: art and the reference deck's, 66 such readings, none wrong; those it read the same less
+    #: surely, 2 of 2 wrong)
     any_deck_vouched: float = 0.9
     second_look_enrolled: bool = True  # the second look with a deck profile too (better on 10 of 10 decks: RESULTS)
     # with a deck profile, a quad read as one of the deck's enrolled cards less surely than this is
