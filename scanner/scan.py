@@ -258,7 +258,7 @@ class Scanner:
         rejected = 0
         # (not in a won pile's picture: its score counts every card's label, and a guess would count)
         by_shape = self._cards_by_shape(source, detections, predictions) if self.profile is None and not pile else set()
-        vouched = self._vouched(source, detections, predictions) if self.profile is None and self.any_deck else set()
+        vouched = self._vouched(source, detections, predictions)
         for index, (det, pred) in enumerate(zip(detections, predictions)):
             # (an unsure card on one of the mat's markers is the marker: a black square with a white
             # pattern, which the classifier can take for a back; a card lying on a marker hides it
@@ -276,7 +276,7 @@ class Scanner:
                 rejected += 1
                 continue
             corners = rotate_corners(det.corners, 2) if pred.upside_down else det.corners
-            confidence = pred.confidence * (SETTINGS.touching_penalty if det.touching else 1.0)
+            confidence = _as_reported(pred.confidence, det.touching)
             if index in vouched:
                 confidence = max(confidence, SETTINGS.any_deck_sure)
             order = np.argsort(pred.probabilities)[::-1][:3]
@@ -420,13 +420,16 @@ class Scanner:
     def _vouched(self, source: np.ndarray, detections: list[Any], predictions: list[Any]) -> set[int]:
         """Which of the any-deck network's readings that would count under its bar
         (``ScanSettings.any_deck_sure``; a card touching another counts less) the first network
-        reads the same surely (``any_deck_vouched``): those count as read at the bar."""
+        reads the same surely (``any_deck_vouched``): those count as read at the bar. (Zero-shot
+        only: a deck profile keeps its own bar.)"""
+        if self.profile is not None or self.any_deck is None:
+            return set()
         doubted = [
             i
             for i, (d, p) in enumerate(zip(detections, predictions))
             if p.label != "none"
             and p.confidence >= MIN_CONFIDENCE
-            and p.confidence * (SETTINGS.touching_penalty if d.touching else 1.0) < SETTINGS.any_deck_sure
+            and _as_reported(p.confidence, d.touching) < SETTINGS.any_deck_sure
         ]
         if not doubted:
             return set()
@@ -896,6 +899,11 @@ def _best_card_reading(pred: Any, labels: list[str]) -> Any:
     order = np.argsort(pred.probabilities)[::-1]
     best = next(int(i) for i in order if labels[i] != "none")
     return replace(pred, label=labels[best], confidence=float(pred.probabilities[best]))
+
+
+def _as_reported(confidence: float, touching: bool) -> float:
+    """A reading's confidence as the scan reports it: lowered for a card touching another."""
+    return confidence * (SETTINGS.touching_penalty if touching else 1.0)
 
 
 def _accepted(pred: Any) -> bool:
