@@ -778,16 +778,79 @@ def test_a_face_without_a_photo_is_read_by_its_colour_and_value(tmp_path) -> Non
         load_profile(path)
 
 
+def test_a_poorly_photographed_back_is_read_by_its_number(tmp_path) -> None:
+    """The backs share one design and differ in their number (RULES R1.2). One back photographed
+    washed out by glare: the reader learns that photo's look as that back and reads most of the
+    real cards as other backs. The shipped model reads the number; where
+    it names another back than the reader, their words are mixed by how often it read the deck's
+    own back crops right, so those cards are read right and never surely wrong; the profile file
+    keeps that share."""
+    import dataclasses
+
+    from scanner.labels import BACKS
+    from scanner.read.adapt import SETTINGS, training_set
+    from scanner.read.profile import enrol_cards
+
+    classifier = CardClassifier()
+    cards = _pips_cards(BACKS)
+    real = {label: cards[label][0] for label in BACKS}
+    cards["back-8"] = [(0.35 * real["back-8"] + 0.65 * 250).astype(np.uint8)]
+    profile = enrol_cards(classifier, cards, settings=dataclasses.replace(SETTINGS, copies=8))
+    assert set(profile.network_among) == {"backs"} and 0.5 < profile.network_among["backs"] <= 1.0
+    settings = dataclasses.replace(SETTINGS, copies=24, seed=7, none_share=0.0)
+    crops, classes = training_set(
+        {label: [real[label]] for label in BACKS},
+        {label: i for i, label in enumerate(BACKS)},
+        99,
+        classifier.margin,
+        settings,
+    )
+    truth = [BACKS[c // 2] for c in classes]
+    path = tmp_path / "p.json"
+    profile.save(path)
+    saved = load_profile(path, classifier)
+    assert saved.network_among == pytest.approx(profile.network_among, abs=1e-4)
+    read = saved.classify(classifier, crops)
+    alone = [p.label for p in dataclasses.replace(saved, network_among={}).classify(classifier, crops)]
+
+    def right(labels: list[str], label: str) -> float:
+        return np.mean([r == t for r, t in zip(labels, truth) if t == label])
+
+    assert right(alone, "back-8") <= 0.5, alone  # the failure this guards against
+    assert all(right([p.label for p in read], label) >= 0.9 for label in BACKS), [p.label for p in read]
+    assert not [p for p, t in zip(read, truth) if p.label != t and p.confidence >= saved.doubt_below]
+    data = json.loads(path.read_text())
+    data["network_among"] = {"faces": 0.9}
+    path.write_text(json.dumps(data))
+    with pytest.raises(ProfileError, match="'network_among': unknown group 'faces'"):
+        load_profile(path)
+    data["network_among"] = {"backs": 2}
+    path.write_text(json.dumps(data))
+    with pytest.raises(ProfileError, match="'network_among.backs' must be a share 0-1, not 2"):
+        load_profile(path)
+    del data["network_among"]  # a profile made before it reads as it did
+    path.write_text(json.dumps(data))
+    assert load_profile(path).network_among == {}
+
+
 def _pips_faces() -> dict[str, list[np.ndarray]]:
     """One flat card image of each face of the pips family's deck 2 (an art no network trained on),
     cut at its true outline from an enrolment photo."""
-    from scanner.geometry.crops import order_portrait
     from scanner.labels import FACES
+
+    return _pips_cards(FACES)
+
+
+def _pips_cards(labels) -> dict[str, list[np.ndarray]]:
+    """One flat card image of each of ``labels`` of the pips family's deck 2, cut at its true
+    outline from an enrolment photo."""
+    from scanner.geometry.crops import order_portrait
+    from scanner.labels import LABELS
     from scanner.read.adapt import card_image
     from scanner.train.enrol_eval import card_photo_and_corners
 
     cards = {}
-    for k, label in enumerate(FACES):
-        photo, corners = card_photo_and_corners(label, family_deck("pips", 2), 600 + k)
+    for label in labels:
+        photo, corners = card_photo_and_corners(label, family_deck("pips", 2), 600 + LABELS.index(label))
         cards[label] = [card_image(photo, order_portrait(corners))]
     return cards

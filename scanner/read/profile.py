@@ -9,7 +9,8 @@ every enrolled face that shares it (``adapt.FaceFactors``), so one poor photo do
 card alone. A face without a photo whose colour and value the deck shows gets a class of its own,
 placed where its colour and its value put it (``adapt.composed_faces``). At scan time the profile
 reads each crop; labels without photos are also left to the shipped model, as far as it reads this
-deck right. The card's aspect ratio is measured from the photos too.
+deck right, and it has a second word on which back a back is (``network_among``). The card's
+aspect ratio is measured from the photos too.
 
 Profile file (JSON, ``"tweak_profile": 2``)::
 
@@ -21,7 +22,8 @@ Profile file (JSON, ``"tweak_profile": 2``)::
                 "mean": "<base64 float32>", "projection": "...", "centroids": "...", "reach": 12.3,
                 "temperature": 16.0},
      "faces": {"colours": ["red", ...], "values": [1, ...], "colour": {<as reader, no classes>},
-               "value": {...}, "ink": {...}}}
+               "value": {...}, "ink": {...}},
+     "network_among": {"backs": 0.97}}
 
 ``faces`` is absent from profiles made before it (they read as before) and where too few faces
 were enrolled to learn a colour or a value from several of them; ``ink`` (the colour read from the
@@ -51,7 +53,7 @@ import numpy as np
 
 from scanner.core import ScannerError
 from scanner.find.detect import aspect_ratio, contained_share
-from scanner.labels import COLOURS, FACES, LABELS
+from scanner.labels import BACKS, COLOURS, FACES, LABELS
 from scanner.read.adapt import (
     INK_COLUMNS,
     SETTINGS,
@@ -69,6 +71,10 @@ PROFILE_VERSION = 2
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 MAT_PART_AREA = 4.0  # an outline larger than this many of the mat's markers is the mat's, not a card
 NONE = "none"
+#: labels that share one design and differ only in what the shipped model was trained to read (a
+#: back's number, RULES R1.2): within such a group the model is a second word on which one it is
+#: (``DeckProfile.network_among``)
+SHARED_DESIGNS: dict[str, tuple[str, ...]] = {"backs": BACKS}
 
 
 class ProfileError(ScannerError):
@@ -99,6 +105,10 @@ class DeckProfile:
     #: faces far better than its backs and T! cards (None: profiles made before it)
     network_reliability_faces: float | None = None
     network_reliability_others: float | None = None
+    #: group of ``SHARED_DESIGNS`` -> the share of the deck's training crops of that group that the
+    #: shipped model reads as the right one of the group's enrolled labels (absent: fewer than two
+    #: enrolled, or profiles made before it)
+    network_among: dict[str, float] = field(default_factory=dict)
 
     def reliability_of(self, label: str) -> float:
         """How far the shipped model's word for ``label`` (a label without photos) counts."""
@@ -142,6 +152,8 @@ class DeckProfile:
         q = self.reader.posteriors_of(dist)
         if self.faces is not None:
             q = self._read_faces(q, features)
+        for group, reliability in self.network_among.items():
+            q = self._second_word(q, probs, column, SHARED_DESIGNS[group], reliability)
         own = np.zeros_like(probs)
         up = np.zeros_like(probs)
         for k, name in enumerate(self.classes):
@@ -189,6 +201,43 @@ class DeckProfile:
         out[:, turned] = redrawn * (1 - share_up)
         return out
 
+    def _second_word(
+        self, q: np.ndarray, probs: np.ndarray, column: dict[str, int], group: tuple[str, ...], reliability: float
+    ) -> np.ndarray:
+        """The reader's posteriors with ``group``'s share (labels of one design: the backs) read
+        again where the shipped model (``probs``, its ``column`` of each label) names
+        another of the group than the reader does: then the two words are mixed, the model's by how
+        often it read the deck's own training crops of the group right (``reliability``). From one
+        photo a card, the reader learns that photo's glare or cut as the number; the model was
+        trained to read numbers. Where they agree the reader's confidence stands, so the model can
+        change a reading or make it doubted (a mix is never sure), never make it surer.
+
+        >>> p = DeckProfile(1, "", None, ["back-7", "back-7/turned", "back-8", "back-8/turned", "none"], {})
+        >>> q = np.array([[0.0, 0.0, 1.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0, 0.0]])
+        >>> probs = np.array([[0.9, 0.1], [0.8, 0.2]])
+        >>> p._second_word(q, probs, {"back-7": 0, "back-8": 1}, ("back-7", "back-8"), 0.8).round(2).tolist()
+        [[0.72, 0.0, 0.28, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0, 0.0]]
+        """
+        up = [k for k, name in enumerate(self.classes) if name in group]
+        if len(up) < 2:
+            return q
+        turned = [self.classes.index(self.classes[k] + TURNED) for k in up]
+        whole = q[:, up] + q[:, turned]
+        share = whole.sum(axis=1, keepdims=True)
+        within = whole / np.maximum(share, 1e-30)
+        net = probs[:, [column[self.classes[k]] for k in up]]
+        net = net / np.maximum(net.sum(axis=1, keepdims=True), 1e-30)
+        agree = (net.argmax(axis=1) == within.argmax(axis=1))[:, None]
+        mixed = np.where(agree, within, reliability * net + (1 - reliability) * within) * share
+        # which way up: the reader's for each label, or the way it reads the group where it gave
+        # that label nothing
+        row_up = q[:, up].sum(axis=1, keepdims=True) / np.maximum(share, 1e-30)
+        share_up = np.where(whole > 1e-12, q[:, up] / np.maximum(whole, 1e-30), row_up)
+        out = q.copy()
+        out[:, up] = mixed * share_up
+        out[:, turned] = mixed * (1 - share_up)
+        return out
+
     def classify(self, classifier: Any, crops: list[np.ndarray]) -> list[Any]:
         """Predictions as ``CardClassifier.classify`` gives them, read with this deck's look."""
         from scanner.read.classify import Prediction
@@ -218,6 +267,7 @@ class DeckProfile:
                 if value is not None
             },
             "network_mistaken": {label: round(share, 4) for label, share in self.network_mistaken.items()},
+            "network_among": {group: round(share, 4) for group, share in self.network_among.items()},
             "photos": {label: self.photos[label] for label in self.enrolled},
             "missing": self.missing,
             "problems": self.problems,
@@ -309,6 +359,16 @@ def _mistaken_from_json(data: Any, path: Path) -> dict[str, float]:
     return out
 
 
+def _among_from_json(data: Any, path: Path) -> dict[str, float]:
+    if not isinstance(data, dict):
+        raise ProfileError(f"{path}: 'network_among' must map groups of cards to shares")
+    for group, share in data.items():
+        if group not in SHARED_DESIGNS:
+            raise ProfileError(f"{path}: 'network_among': unknown group {group!r} (known: {', '.join(SHARED_DESIGNS)})")
+        _share_or_none(share, f"network_among.{group}", path)
+    return {str(group): float(share) for group, share in data.items()}
+
+
 def _pack(a: np.ndarray) -> str:
     return base64.b64encode(np.ascontiguousarray(a, "<f4").tobytes()).decode("ascii")
 
@@ -363,6 +423,7 @@ def load_profile(path: Path, classifier: Any = None) -> DeckProfile:
             _mistaken_from_json(data.get("network_mistaken", {}), path),
             _share_or_none(data.get("network_reliability_faces"), "network_reliability_faces", path),
             _share_or_none(data.get("network_reliability_others"), "network_reliability_others", path),
+            _among_from_json(data.get("network_among", {}), path),
         )
     except (KeyError, TypeError, ValueError) as err:
         raise ProfileError(f"{path}: a required field is missing or malformed ({err})") from None
@@ -442,6 +503,7 @@ def enrol_cards(
         {label: upright[label] for label in enrolled}, index, len(classes) - 1, classifier.margin, settings, progress
     )
     features, read_right, read_face = [], [], []
+    among_right: dict[str, list[bool]] = {group: [] for group in SHARED_DESIGNS}
     column = {label: i for i, label in enumerate(classifier.labels)}
     said = np.zeros((len(enrolled), len(classifier.labels)))  # enrolled label x the model's reading
     for start in range(0, len(images), 256):
@@ -454,6 +516,12 @@ def enrol_cards(
         read_right += list(read == truth)
         read_face += [enrolled[t // 2] in FACES for t in wanted[cards]]
         np.add.at(said, (wanted[cards] // 2, read), 1)
+        for group, members in SHARED_DESIGNS.items():
+            shown = [label for label in members if label in index]
+            rows = [i for i, t in enumerate(wanted) if t < len(classes) - 1 and enrolled[t // 2] in shown]
+            if len(shown) >= 2 and rows:
+                among = probs[rows][:, [column[label] for label in shown]].argmax(axis=1)
+                among_right[group] += [shown[a] == enrolled[wanted[i] // 2] for a, i in zip(among, rows)]
     said /= np.maximum(said.sum(axis=1, keepdims=True), 1)
     mistaken = {
         label: float(said[:, i].max())
@@ -482,6 +550,7 @@ def enrol_cards(
         network_mistaken=mistaken,
         network_reliability_faces=_share(read_right, read_face, True),
         network_reliability_others=_share(read_right, read_face, False),
+        network_among={group: float(np.mean(right)) for group, right in among_right.items() if right},
     )
 
 
