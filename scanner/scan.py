@@ -389,7 +389,11 @@ class Scanner:
         """With a deck profile: read as one of the deck's enrolled cards, but too unsurely to be one
         (labels without photos are the shipped model's, and keep its outline rule)."""
         profile = self.profile
-        return profile is not None and pred.label in profile.photos and pred.confidence < SETTINGS.enrolled_floor
+        if profile is None or pred.label not in profile.photos:
+            return False
+        # (a reading the second word split among its kind is unsure which card, not whether one)
+        share = profile.share_of_design(pred.label, pred.probabilities, self.classifier.labels)
+        return max(pred.confidence, share) < SETTINGS.enrolled_floor
 
     def _read_ink(self, source: np.ndarray, detections: list[Any], predictions: list[Any]) -> list[Any]:
         """Each card the network reads as a face, unsure of its colour, with its colour read again
@@ -442,7 +446,7 @@ class Scanner:
 
     def _classify(self, crops: list[np.ndarray], turned: bool = True) -> list[Any]:
         if self.profile is not None:
-            return self.profile.classify(self.classifier, crops)
+            return self.profile.classify(self.classifier, crops, self.any_deck)
         return (self.any_deck or self.classifier).classify(crops, turned)
 
     def _second_look(self, source: np.ndarray, detections: list[Any], predictions: list[Any], pile: bool = False):

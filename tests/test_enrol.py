@@ -688,7 +688,8 @@ def test_with_a_profile_an_outline_read_unsurely_as_an_enrolled_card_is_not_a_ca
     """Zero-shot, a card-shaped outline is a card even when the classifier calls it "not a card"
     (an art it does not know). With a profile the deck's own reader knows its cards: an outline
     it reads as an enrolled card under the floor (a score pad, a tile, another game's card) is not
-    reported; one read as a label without photos keeps the outline rule; the card itself is found."""
+    reported; one read as a label without photos keeps the outline rule; the card itself is found.
+    A reading split among the deck's faces (unsure which face, not whether one) is a card."""
     from scanner.read.classify import Prediction
     from scanner.scan import SETTINGS as SCAN
 
@@ -699,6 +700,13 @@ def test_with_a_profile_an_outline_read_unsurely_as_an_enrolled_card_is_not_a_ca
     assert scanner._not_of_the_deck(Prediction("red-5", SCAN.enrolled_floor - 0.1, False, probabilities))
     assert not scanner._not_of_the_deck(Prediction("red-5", SCAN.enrolled_floor + 0.1, False, probabilities))
     assert not scanner._not_of_the_deck(Prediction("blue-2", 0.05, False, probabilities))  # no photo of it
+    # read unsure which face (the any-deck network's second word split it among the faces), but
+    # surely one of the deck's faces: a card
+    assert "faces" in scanner.profile.network_among
+    split = probabilities.copy()
+    split[[scanner.classifier.labels.index(label) for label in ("red-5", "orange-3", "yellow-3")]] = 0.2
+    assert not scanner._not_of_the_deck(Prediction("red-5", 0.2, False, split))
+    assert scanner._not_of_the_deck(Prediction("tweak-joker", 0.2, False, split))
     photo = card_photo("orange-3", style, 78)
     found = scanner.scan(photo).cards
     assert [c.label for c in found] == ["orange-3"]
@@ -781,22 +789,24 @@ def test_a_face_without_a_photo_is_read_by_its_colour_and_value(tmp_path) -> Non
 def test_a_poorly_photographed_back_is_read_by_its_number(tmp_path) -> None:
     """The backs share one design and differ in their number (RULES R1.2). One back photographed
     washed out by glare: the reader learns that photo's look as that back and reads most of the
-    real cards as other backs. The shipped model reads the number; where
-    it names another back than the reader, their words are mixed by how often it read the deck's
-    own back crops right, so those cards are read right and never surely wrong; the profile file
-    keeps that share."""
+    real cards as other backs. The any-deck network reads numbers on any art; where it names
+    another back than the reader, their words are mixed by how often it read the deck's own back
+    crops right, so those cards are read right and never surely wrong. The profile file keeps
+    that share and the network's fingerprint; with another network the word is not heard."""
     import dataclasses
 
     from scanner.labels import BACKS
     from scanner.read.adapt import SETTINGS, training_set
-    from scanner.read.profile import enrol_cards
+    from scanner.read.classify import ANY_DECK_MODEL
+    from scanner.read.profile import enrol_cards, model_fingerprint
 
-    classifier = CardClassifier()
+    classifier, any_deck = CardClassifier(), CardClassifier(ANY_DECK_MODEL)
     cards = _pips_cards(BACKS)
     real = {label: cards[label][0] for label in BACKS}
     cards["back-8"] = [(0.35 * real["back-8"] + 0.65 * 250).astype(np.uint8)]
-    profile = enrol_cards(classifier, cards, settings=dataclasses.replace(SETTINGS, copies=8))
+    profile = enrol_cards(classifier, cards, settings=dataclasses.replace(SETTINGS, copies=8), second=any_deck)
     assert set(profile.network_among) == {"backs"} and 0.5 < profile.network_among["backs"] <= 1.0
+    assert profile.network_among_model == model_fingerprint(ANY_DECK_MODEL)
     settings = dataclasses.replace(SETTINGS, copies=24, seed=7, none_share=0.0)
     crops, classes = training_set(
         {label: [real[label]] for label in BACKS},
@@ -810,19 +820,21 @@ def test_a_poorly_photographed_back_is_read_by_its_number(tmp_path) -> None:
     profile.save(path)
     saved = load_profile(path, classifier)
     assert saved.network_among == pytest.approx(profile.network_among, abs=1e-4)
-    read = saved.classify(classifier, crops)
-    alone = [p.label for p in dataclasses.replace(saved, network_among={}).classify(classifier, crops)]
+    read = saved.classify(classifier, crops, any_deck)
+    alone = [p.label for p in saved.classify(classifier, crops)]  # (the any-deck network not there)
+    other = [p.label for p in saved.classify(classifier, crops, classifier)]  # (another network)
 
     def right(labels: list[str], label: str) -> float:
         return np.mean([r == t for r, t in zip(labels, truth) if t == label])
 
     assert right(alone, "back-8") <= 0.5, alone  # the failure this guards against
+    assert other == alone
     assert all(right([p.label for p in read], label) >= 0.9 for label in BACKS), [p.label for p in read]
     assert not [p for p, t in zip(read, truth) if p.label != t and p.confidence >= saved.doubt_below]
     data = json.loads(path.read_text())
-    data["network_among"] = {"faces": 0.9}
+    data["network_among"] = {"tweaks": 0.9}
     path.write_text(json.dumps(data))
-    with pytest.raises(ProfileError, match="'network_among': unknown group 'faces'"):
+    with pytest.raises(ProfileError, match="'network_among': unknown group 'tweaks'"):
         load_profile(path)
     data["network_among"] = {"backs": 2}
     path.write_text(json.dumps(data))

@@ -246,7 +246,7 @@ def enrol_save():
         return jsonify(
             {"error": "no_scanner", "message": "the recognition models are not installed"}
         ), 409  # (a state, not a server fault)
-    profile = enrol_cards(scanner.classifier, cards, deck=deck)
+    profile = enrol_cards(scanner.classifier, cards, deck=deck, second=scanner.any_deck)
     written: list[Path] = []
     try:  # the cards, then the profile learned from them; a failed write undoes the cards
         written = keep_cards(folder, pending)

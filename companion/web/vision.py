@@ -90,7 +90,9 @@ class Vision:
 
         def learn() -> None:
             try:
-                profile = enrol_cards(scanner.classifier, cards, deck=old.deck, aspect=old.aspect)
+                profile = enrol_cards(
+                    scanner.classifier, cards, deck=old.deck, aspect=old.aspect, second=scanner.any_deck
+                )
                 if path.stat().st_mtime_ns == stamp:  # (not saved by the wizard meanwhile)
                     profile.save(path)
                     log.info("the deck profile was learned again for this model from %s", kept_folder(path))

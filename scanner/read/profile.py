@@ -45,7 +45,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -71,10 +71,10 @@ PROFILE_VERSION = 2
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 MAT_PART_AREA = 4.0  # an outline larger than this many of the mat's markers is the mat's, not a card
 NONE = "none"
-#: labels that share one design and differ only in what the shipped model was trained to read (a
-#: back's number, RULES R1.2): within such a group the model is a second word on which one it is
-#: (``DeckProfile.network_among``)
-SHARED_DESIGNS: dict[str, tuple[str, ...]] = {"backs": BACKS}
+#: labels of one kind that differ in what the any-deck network was trained to read on every art
+#: (a back's number, RULES R1.2; a face's colour and value, R1.1): within such a group that network
+#: is a second word on which one a card is (``DeckProfile.network_among``)
+SHARED_DESIGNS: dict[str, tuple[str, ...]] = {"backs": BACKS, "faces": FACES}
 
 
 class ProfileError(ScannerError):
@@ -83,6 +83,12 @@ class ProfileError(ScannerError):
 
 def model_fingerprint(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+@lru_cache(maxsize=8)
+def _fingerprint(path: Path) -> str:
+    """``model_fingerprint`` once a file (read for every frame otherwise)."""
+    return model_fingerprint(path)
 
 
 @dataclass
@@ -109,6 +115,8 @@ class DeckProfile:
     #: shipped model reads as the right one of the group's enrolled labels (absent: fewer than two
     #: enrolled, or profiles made before it)
     network_among: dict[str, float] = field(default_factory=dict)
+    #: SHA-256 of the network whose word ``network_among`` measured ("": the shipped model itself)
+    network_among_model: str = ""
 
     def reliability_of(self, label: str) -> float:
         """How far the shipped model's word for ``label`` (a label without photos) counts."""
@@ -137,11 +145,15 @@ class DeckProfile:
                 "enrol the deck again (tweak enrol)"
             )
 
-    def probabilities(self, classifier: Any, crops: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    def probabilities(
+        self, classifier: Any, crops: list[np.ndarray], second: Any = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Probabilities over ``classifier.labels`` and upside-down probabilities: the deck's reader
         for its enrolled labels and "not a card"; a crop unlike anything of the deck (farther than
         ``outlier_factor`` x the training crops' own reach: a label without photos, or something
-        new) is read with the shipped model's opinion mixed in, the more the farther."""
+        new) is read with the shipped model's opinion mixed in, the more the farther. ``second``:
+        the network whose second word ``network_among`` measured (the any-deck network; unheard
+        when absent or another)."""
         probs, flipped, emb = classifier.run(crops)
         if len(crops) == 0:
             return probs, flipped
@@ -152,8 +164,10 @@ class DeckProfile:
         q = self.reader.posteriors_of(dist)
         if self.faces is not None:
             q = self._read_faces(q, features)
-        for group, reliability in self.network_among.items():
-            q = self._second_word(q, probs, column, SHARED_DESIGNS[group], reliability)
+        word = self._second_words(classifier, probs, crops, second)
+        if word is not None:
+            for group, reliability in self.network_among.items():
+                q = self._second_word(q, word, column, SHARED_DESIGNS[group], reliability)
         own = np.zeros_like(probs)
         up = np.zeros_like(probs)
         for k, name in enumerate(self.classes):
@@ -201,6 +215,21 @@ class DeckProfile:
         out[:, turned] = redrawn * (1 - share_up)
         return out
 
+    def _second_words(
+        self, classifier: Any, probs: np.ndarray, crops: list[np.ndarray], second: Any
+    ) -> np.ndarray | None:
+        """The probabilities of the network ``network_among`` was measured with, or None where it
+        is not here (a profile made with another any-deck network: its shares are not this one's)."""
+        if not self.network_among:
+            return None
+        if not self.network_among_model:
+            return probs
+        if second is None or _fingerprint(second.path) != self.network_among_model:
+            return None
+        if list(second.labels) != list(classifier.labels):
+            return None
+        return second.run(crops)[0]
+
     def _second_word(
         self, q: np.ndarray, probs: np.ndarray, column: dict[str, int], group: tuple[str, ...], reliability: float
     ) -> np.ndarray:
@@ -238,11 +267,31 @@ class DeckProfile:
         out[:, turned] = mixed * (1 - share_up)
         return out
 
-    def classify(self, classifier: Any, crops: list[np.ndarray]) -> list[Any]:
-        """Predictions as ``CardClassifier.classify`` gives them, read with this deck's look."""
+    def share_of_design(self, label: str, probabilities: np.ndarray, labels: list[str]) -> float:
+        """How sure a reading of ``label`` (``probabilities`` over ``labels``) is of the group of
+        cards of its kind that has a second word (``network_among``): the sum over the group; the
+        label's own probability for a label of no such group. The second word splits a card's
+        reading among its group where two words differ: doubt of which face, not of a card.
+
+        >>> p = DeckProfile(1, "", None, [], {}, network_among={"backs": 0.9})
+        >>> labels = ["back-7", "back-8", "red-1"]
+        >>> p.share_of_design("back-8", np.array([0.45, 0.5, 0.05]), labels)
+        0.95
+        >>> p.share_of_design("red-1", np.array([0.45, 0.5, 0.05]), labels)
+        0.05
+        """
+        for group in self.network_among:
+            members = SHARED_DESIGNS[group]
+            if label in members:
+                return float(sum(probabilities[labels.index(m)] for m in members if m in labels))
+        return float(probabilities[labels.index(label)])
+
+    def classify(self, classifier: Any, crops: list[np.ndarray], second: Any = None) -> list[Any]:
+        """Predictions as ``CardClassifier.classify`` gives them, read with this deck's look
+        (``second``: as ``probabilities``)."""
         from scanner.read.classify import Prediction
 
-        probs, flipped = self.probabilities(classifier, crops)
+        probs, flipped = self.probabilities(classifier, crops, second)
         labels = classifier.labels
         return [
             Prediction(labels[b], float(p[b]), bool(f > 0.5), p)
@@ -268,6 +317,7 @@ class DeckProfile:
             },
             "network_mistaken": {label: round(share, 4) for label, share in self.network_mistaken.items()},
             "network_among": {group: round(share, 4) for group, share in self.network_among.items()},
+            "network_among_model": self.network_among_model,
             "photos": {label: self.photos[label] for label in self.enrolled},
             "missing": self.missing,
             "problems": self.problems,
@@ -424,6 +474,7 @@ def load_profile(path: Path, classifier: Any = None) -> DeckProfile:
             _share_or_none(data.get("network_reliability_faces"), "network_reliability_faces", path),
             _share_or_none(data.get("network_reliability_others"), "network_reliability_others", path),
             _among_from_json(data.get("network_among", {}), path),
+            str(data.get("network_among_model", "")),
         )
     except (KeyError, TypeError, ValueError) as err:
         raise ProfileError(f"{path}: a required field is missing or malformed ({err})") from None
@@ -480,12 +531,15 @@ def enrol_cards(
     progress: Any = None,
     settings: Any = SETTINGS,
     photos: dict[str, int] | None = None,
+    second: Any = None,
 ) -> DeckProfile:
     """Learn the deck from flat card images (``adapt.card_image``, either way up): each is put the
     printed way up (the classifier's orientation), drawn on synthetic tables, cut out as the
     scanner would, and the reader fitted on those crops (``scanner.read.adapt``). ``progress(done,
     total)`` is called as crops are made. ``photos``: how many photos each label's images came
-    from, where a photo gave more than one image (one per outline found)."""
+    from, where a photo gave more than one image (one per outline found). ``second``: the network
+    whose second word on the backs and faces is measured (the any-deck network; None: the
+    classifier's own)."""
     from scanner.read.adapt import training_set
 
     cards_by_label = {label: cards for label, cards in cards_by_label.items() if cards}
@@ -510,6 +564,7 @@ def enrol_cards(
         batch, wanted = images[start : start + 256], targets[start : start + 256]
         probs, _, emb = classifier.run(batch)
         features.append(crop_features(batch, emb, np.log(np.maximum(probs, 1e-12))))
+        word = probs if second is None else second.run(batch)[0]
         cards = wanted < len(classes) - 1
         truth = np.array([column[enrolled[t // 2]] for t in wanted[cards]], int)
         read = probs[cards].argmax(axis=1)
@@ -520,7 +575,7 @@ def enrol_cards(
             shown = [label for label in members if label in index]
             rows = [i for i, t in enumerate(wanted) if t < len(classes) - 1 and enrolled[t // 2] in shown]
             if len(shown) >= 2 and rows:
-                among = probs[rows][:, [column[label] for label in shown]].argmax(axis=1)
+                among = word[rows][:, [column[label] for label in shown]].argmax(axis=1)
                 among_right[group] += [shown[a] == enrolled[wanted[i] // 2] for a, i in zip(among, rows)]
     said /= np.maximum(said.sum(axis=1, keepdims=True), 1)
     mistaken = {
@@ -551,6 +606,7 @@ def enrol_cards(
         network_reliability_faces=_share(read_right, read_face, True),
         network_reliability_others=_share(read_right, read_face, False),
         network_among={group: float(np.mean(right)) for group, right in among_right.items() if right},
+        network_among_model="" if second is None else _fingerprint(second.path),
     )
 
 
@@ -580,7 +636,7 @@ def enrol_folder(folder: Path, scanner: Any, deck: str = "", progress: Any = Non
     if not cards:
         return EnrolReport(None, 0, refused, time.perf_counter() - started)
     aspect = float(np.median(aspects))
-    profile = enrol_cards(scanner.classifier, cards, deck, aspect, progress, photos=photos)
+    profile = enrol_cards(scanner.classifier, cards, deck, aspect, progress, photos=photos, second=scanner.any_deck)
     profile.problems = refused
     return EnrolReport(profile, used, refused, time.perf_counter() - started, cards)
 
