@@ -54,7 +54,7 @@ def readings(family: str, tables: int, deck_seed: int, first: int, scanner) -> l
         crops = [card_crop(table.image, np.array(c["corners"], np.float32), classifier.margin) for c in required]
         if not crops:
             continue
-        probs, _ = profile.probabilities(classifier, crops)
+        probs, _ = profile.probabilities(classifier, crops, scanner.any_deck)
         for card, p in zip(required, probs):
             best = int(p.argmax())
             out.append((classifier.labels[best] == card["label"], float(p[best])))

@@ -118,7 +118,7 @@ def reader(
             cards.setdefault(label, []).append(card_image(frame, corners))
             used.add(name)
     started = time.perf_counter()
-    profile = enrol_cards(scanner.classifier, cards, "rummikub")
+    profile = enrol_cards(scanner.classifier, cards, "rummikub", second=scanner.any_deck)
     seconds = time.perf_counter() - started
     rest = sorted(n for n in photos if n not in used)
     truth, crops = [], []
@@ -128,7 +128,7 @@ def reader(
     read, zero = [], []
     for start in range(0, len(crops), 256):
         batch = crops[start : start + 256]
-        read += profile.classify(scanner.classifier, batch)
+        read += profile.classify(scanner.classifier, batch, scanner.any_deck)
         zero += scanner.classifier.classify(batch)
     # the reading's confidence as a deck of only these 18 labels would give it: with labels left
     # unenrolled, the shipped network's opinion of them caps every reading's confidence
@@ -180,7 +180,7 @@ def whole_scan(folder: Path, photos: dict[str, dict], scanner, seed: int) -> Non
         name, tile = rng.choice(choices)
         frame = cv2.imread(str(folder / name), cv2.IMREAD_COLOR)
         cards[label] = [card_image(frame, order_portrait(np.array(tile["corners"], np.float32)))]
-    profile = enrol_cards(scanner.classifier, cards, "rummikub")
+    profile = enrol_cards(scanner.classifier, cards, "rummikub", second=scanner.any_deck)
     frames = [cv2.imread(str(folder / source), cv2.IMREAD_COLOR) for source in sources]
     for name, deck in (("zero-shot", None), ("enrolled, 1 tile a label", profile)):
         scanner.profile = deck
