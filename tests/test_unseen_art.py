@@ -273,7 +273,8 @@ def test_a_deck_without_a_profile_is_read_by_the_any_deck_network_and_one_with_a
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Without a deck profile the network trained on cards drawn anew reads the cards; with one,
-    the profile reads them on the first network's features (the profile was learned on those)."""
+    the profile reads them on the first network's features (the profile was learned on those),
+    and is given the any-deck network for its second word on which back or face."""
     scanner = load_scanner()
     assert scanner.any_deck is not None and scanner.any_deck.path == ANY_DECK_MODEL
     assert scanner.classifier.path == DEFAULT_MODEL and scanner.any_deck.second_opinion == SECOND_OPINION_MODEL
@@ -289,11 +290,14 @@ def test_a_deck_without_a_profile_is_read_by_the_any_deck_network_and_one_with_a
 
     asked = []
     profile = type("Profile", (), {"doubt_below": 0.9, "photos": {}})()
-    profile.classify = lambda classifier, crops: asked.append(classifier) or scanner.classifier.classify(crops)
+    profile.classify = lambda classifier, crops, second=None: (
+        asked.append((classifier, second)) or scanner.classifier.classify(crops)
+    )
     scanner.profile = profile
     used.clear()
     scanner.scan(rendered.image)
-    assert asked and all(c is scanner.classifier for c in asked) and "any deck" not in used
+    assert asked and all(c is scanner.classifier and s is scanner.any_deck for c, s in asked)
+    assert "any deck" not in used
     assert scanner.doubt_below == 0.9
 
 
