@@ -378,7 +378,7 @@ def test_a_washed_out_photo_is_read_by_what_its_colour_and_value_share(tmp_path)
     import dataclasses
 
     from scanner.labels import FACES
-    from scanner.read.adapt import SETTINGS, training_set
+    from scanner.read.adapt import SETTINGS
     from scanner.read.profile import enrol_cards
 
     classifier = CardClassifier()
@@ -389,9 +389,7 @@ def test_a_washed_out_photo_is_read_by_what_its_colour_and_value_share(tmp_path)
     assert profile.faces is not None and profile.faces.colour is not None and profile.faces.value is not None
     # the real cards on other tables than those learned from
     real_look = {"purple-5": [real], "purple-4": cards["purple-4"]}
-    settings = dataclasses.replace(SETTINGS, copies=20, seed=7, none_share=0.0)
-    crops, classes = training_set(real_look, {"purple-5": 0, "purple-4": 1}, 99, classifier.margin, settings)
-    truth = ["purple-5" if c // 2 == 0 else "purple-4" for c in classes]
+    crops, truth = _on_other_tables(real_look, 20, classifier)
     path = tmp_path / "p.json"
     profile.save(path)
     saved = load_profile(path, classifier)
@@ -730,7 +728,7 @@ def test_a_face_without_a_photo_is_read_by_its_colour_and_value(tmp_path) -> Non
     import dataclasses
     import json
 
-    from scanner.read.adapt import SETTINGS, training_set
+    from scanner.read.adapt import SETTINGS
     from scanner.read.profile import enrol_cards
 
     left_out = ["red-1", "orange-2", "yellow-3", "green-4", "blue-5", "purple-6"]
@@ -745,15 +743,7 @@ def test_a_face_without_a_photo_is_read_by_its_colour_and_value(tmp_path) -> Non
     assert sorted(composed) == sorted(left_out + [label + "/turned" for label in left_out])
     assert set(profile.missing) >= set(left_out) and profile.faces is not None and profile.faces.ink is not None
     # the left-out cards on synthetic tables, cut as the scanner would
-    settings = dataclasses.replace(SETTINGS, copies=10, seed=7, none_share=0.0)
-    crops, classes = training_set(
-        {label: cards[label] for label in left_out},
-        {label: i for i, label in enumerate(left_out)},
-        99,
-        classifier.margin,
-        settings,
-    )
-    truth = [left_out[c // 2] for c in classes]
+    crops, truth = _on_other_tables({label: cards[label] for label in left_out}, 10, classifier)
     path = tmp_path / "p.json"
     profile.save(path)
     saved = load_profile(path, classifier)
@@ -796,7 +786,7 @@ def test_a_poorly_photographed_back_is_read_by_its_number(tmp_path) -> None:
     import dataclasses
 
     from scanner.labels import BACKS
-    from scanner.read.adapt import SETTINGS, training_set
+    from scanner.read.adapt import SETTINGS
     from scanner.read.classify import ANY_DECK_MODEL
     from scanner.read.profile import enrol_cards, model_fingerprint
 
@@ -807,15 +797,7 @@ def test_a_poorly_photographed_back_is_read_by_its_number(tmp_path) -> None:
     profile = enrol_cards(classifier, cards, settings=dataclasses.replace(SETTINGS, copies=8), second=any_deck)
     assert set(profile.network_among) == {"backs"} and 0.5 < profile.network_among["backs"] <= 1.0
     assert profile.network_among_model == model_fingerprint(ANY_DECK_MODEL)
-    settings = dataclasses.replace(SETTINGS, copies=24, seed=7, none_share=0.0)
-    crops, classes = training_set(
-        {label: [real[label]] for label in BACKS},
-        {label: i for i, label in enumerate(BACKS)},
-        99,
-        classifier.margin,
-        settings,
-    )
-    truth = [BACKS[c // 2] for c in classes]
+    crops, truth = _on_other_tables({label: [real[label]] for label in BACKS}, 24, classifier)
     path = tmp_path / "p.json"
     profile.save(path)
     saved = load_profile(path, classifier)
@@ -843,6 +825,19 @@ def test_a_poorly_photographed_back_is_read_by_its_number(tmp_path) -> None:
     del data["network_among"]  # a profile made before it reads as it did
     path.write_text(json.dumps(data))
     assert load_profile(path).network_among == {}
+
+
+def _on_other_tables(cards: dict[str, list[np.ndarray]], copies: int, classifier) -> tuple[list[np.ndarray], list[str]]:
+    """``copies`` crops of each of ``cards`` (flat card images by label) on synthetic tables other
+    than enrolment's (another seed), cut as the scanner would, and each crop's label."""
+    import dataclasses
+
+    from scanner.read.adapt import SETTINGS, training_set
+
+    labels = list(cards)
+    settings = dataclasses.replace(SETTINGS, copies=copies, seed=7, none_share=0.0)
+    crops, classes = training_set(cards, {label: i for i, label in enumerate(labels)}, 99, classifier.margin, settings)
+    return crops, [labels[c // 2] for c in classes]
 
 
 def _pips_faces() -> dict[str, list[np.ndarray]]:
