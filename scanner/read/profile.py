@@ -9,8 +9,8 @@ every enrolled face that shares it (``adapt.FaceFactors``), so one poor photo do
 card alone. A face without a photo whose colour and value the deck shows gets a class of its own,
 placed where its colour and its value put it (``adapt.composed_faces``). At scan time the profile
 reads each crop; labels without photos are also left to the shipped model, as far as it reads this
-deck right, and it has a second word on which back a back is (``network_among``). The card's
-aspect ratio is measured from the photos too.
+deck right; the any-deck network has a second word on which back or which face a card is
+(``network_among``). The card's aspect ratio is measured from the photos too.
 
 Profile file (JSON, ``"tweak_profile": 2``)::
 
@@ -23,7 +23,8 @@ Profile file (JSON, ``"tweak_profile": 2``)::
                 "temperature": 16.0},
      "faces": {"colours": ["red", ...], "values": [1, ...], "colour": {<as reader, no classes>},
                "value": {...}, "ink": {...}},
-     "network_among": {"backs": 0.97}}
+     "network_among": {"backs": 0.97, "faces": 0.99},
+     "network_among_model": "<sha256 of models/any_deck/card_classifier.int8.onnx>"}
 
 ``faces`` is absent from profiles made before it (they read as before) and where too few faces
 were enrolled to learn a colour or a value from several of them; ``ink`` (the colour read from the
@@ -112,8 +113,8 @@ class DeckProfile:
     network_reliability_faces: float | None = None
     network_reliability_others: float | None = None
     #: group of ``SHARED_DESIGNS`` -> the share of the deck's training crops of that group that the
-    #: shipped model reads as the right one of the group's enrolled labels (absent: fewer than two
-    #: enrolled, or profiles made before it)
+    #: second network (``network_among_model``) reads as the right one of the group's enrolled
+    #: labels (absent: fewer than two enrolled, or profiles made before it)
     network_among: dict[str, float] = field(default_factory=dict)
     #: SHA-256 of the network whose word ``network_among`` measured ("": the shipped model itself)
     network_among_model: str = ""
@@ -233,13 +234,14 @@ class DeckProfile:
     def _second_word(
         self, q: np.ndarray, probs: np.ndarray, column: dict[str, int], group: tuple[str, ...], reliability: float
     ) -> np.ndarray:
-        """The reader's posteriors with ``group``'s share (labels of one design: the backs) read
-        again where the shipped model (``probs``, its ``column`` of each label) names
-        another of the group than the reader does: then the two words are mixed, the model's by how
-        often it read the deck's own training crops of the group right (``reliability``). From one
-        photo a card, the reader learns that photo's glare or cut as the number; the model was
-        trained to read numbers. Where they agree the reader's confidence stands, so the model can
-        change a reading or make it doubted (a mix is never sure), never make it surer.
+        """The reader's posteriors with ``group``'s share (a kind: the backs, the faces) read again
+        where the second network (``probs``, its ``column`` of each label) names another of the
+        group than the reader does: then the two words are mixed, the network's by how often it
+        read the deck's own training crops of the group right (``reliability``). From one photo a
+        card, the reader learns that photo's glare or cut as the card; the network was trained to
+        read numbers, colours and values on any art. Where they agree the reader's confidence
+        stands, so the network can change a reading or make it doubted (a mix is never sure),
+        never make it surer.
 
         >>> p = DeckProfile(1, "", None, ["back-7", "back-7/turned", "back-8", "back-8/turned", "none"], {})
         >>> q = np.array([[0.0, 0.0, 1.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0, 0.0]])
