@@ -460,8 +460,12 @@ class Scanner:
         quads far longer than a card are left to ``_split_merged``."""
 
         def doubtful(d: Any, p: Any) -> bool:
-            return p.confidence < SETTINGS.sure or (
-                d.angle_agreement < SETTINGS.angle_doubted and p.confidence < SETTINGS.recheck_below
+            return (
+                p.confidence < SETTINGS.sure
+                or (d.angle_agreement < SETTINGS.angle_doubted and p.confidence < SETTINGS.recheck_below)
+                # (a deck's own reader takes a part of a card for no card, surely: a quad put across
+                # a dark card whose edge hardly shows is one; zero-shot, ``_cards_by_shape`` keeps it)
+                or (self.profile is not None and p.label == "none" and not d.weak)
             )
 
         sure_quads = [

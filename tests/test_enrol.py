@@ -12,10 +12,13 @@ import pytest
 
 from companion.cli import main
 from companion.web.vision import vision_of
+from scanner.geometry.crops import card_crop
 from scanner.labels import COLOURS
+from scanner.metrics import match
 from scanner.read.classify import CardClassifier
 from scanner.read.kept import kept_counts
 from scanner.read.profile import ProfileError, enrol_folder, load_profile
+from scanner.scan import SETTINGS as SCAN_SETTINGS
 from scanner.scan import load_scanner
 from scanner.synth.cards import random_style
 from scanner.synth.families import deck as family_deck
@@ -717,6 +720,38 @@ def test_with_a_profile_an_outline_read_unsurely_as_an_enrolled_card_is_not_a_ca
     del scanner._not_of_the_deck
     scanner.profile = None
     assert not scanner._not_of_the_deck(Prediction("red-5", 0.05, False, probabilities))
+
+
+def test_with_a_profile_a_card_outlined_across_and_read_as_no_card_is_looked_at_again(deck) -> None:
+    """A dark card on a dark table shows little edge, and the finder can outline it across (its
+    long side taken for its short one). The deck's reader takes that quad, a part of a card, for
+    no card, surely; with a profile such a quad is read again as card-shaped quads at its place
+    (the second look), and the card is found."""
+    from scanner.find.detect import Detection
+    from scanner.synth.table import PlacedCard, Scene, draw_scene, random_conditions
+
+    folder, style = deck
+    scanner = load_scanner()
+    scanner.profile = enrol_folder(folder, scanner).profile
+    rng = random.Random(9)
+    scene = Scene((1000.0, 580.0))
+    for k, label in enumerate(rng.sample(LABELS, 3)):
+        place = (200 + 300 * k + rng.uniform(-30, 30), rng.uniform(200, 380))
+        scene.cards.append(PlacedCard(label, place, rng.uniform(0, 360), "centre"))
+    rendered = draw_scene(scene, random_conditions(rng, harsh=False), style, rng, 9)
+    first, *others = rendered.truth["cards"]
+    corners = np.array(first["corners"], np.float32)
+    centre = corners.mean(axis=0)
+    across = np.roll(centre + (corners - centre) @ np.array([[0, 1], [-1, 0]], np.float32), 1, axis=0)
+    read = scanner._classify([card_crop(rendered.image, across, scanner.classifier.margin)])[0]
+    assert read.label == "none" and read.confidence > SCAN_SETTINGS.sure  # (not doubted before)
+    found = [Detection(np.array(c["corners"], np.float32), 0.99, angle_agreement=0.99) for c in others]
+    found.append(Detection(across.astype(np.float32), 0.99, angle_agreement=0.95))
+    scanner.find_cards = lambda frame, gray, pile=False: found
+    cards = scanner.scan(rendered.image).cards
+    assert sorted(c.label for c in cards) == sorted(c["label"] for c in rendered.truth["cards"])
+    card = next(c for c in cards if c.label == first["label"])
+    assert match([corners], [card.corners])
 
 
 def test_a_face_without_a_photo_is_read_by_its_colour_and_value(tmp_path) -> None:
