@@ -863,6 +863,47 @@ def test_a_poorly_photographed_back_is_read_by_its_number(tmp_path) -> None:
     assert load_profile(path).network_among == {}
 
 
+def test_a_card_the_reader_takes_for_no_card_is_read_as_the_card_the_network_names() -> None:
+    """An enrolment photo can teach a card wrongly (a glare halo) without being refused; the
+    reader then takes the real card for no card. Where the any-deck network names one of the
+    deck's enrolled backs surely there, the card is read as that back, doubted (the referee asks):
+    not dropped as no card, not sure. Without that network, or with another, it stays no card."""
+    import dataclasses
+
+    from scanner.labels import BACKS
+    from scanner.read.adapt import SETTINGS
+    from scanner.read.classify import ANY_DECK_MODEL
+    from scanner.read.profile import enrol_cards
+
+    classifier, any_deck = CardClassifier(), CardClassifier(ANY_DECK_MODEL)
+    cards = _pips_cards(BACKS)
+    profile = enrol_cards(classifier, cards, settings=dataclasses.replace(SETTINGS, copies=8), second=any_deck)
+    crops, truth = _on_other_tables(cards, 6, classifier)
+    # the reader's failure, made certain: every crop read as no card
+    reader = profile.reader
+    none = profile.classes.index("none")
+
+    def no_card(dist: np.ndarray) -> np.ndarray:
+        q = np.zeros((len(dist), len(profile.classes)))
+        q[:, none] = 1.0
+        return q
+
+    profile.reader = dataclasses.replace(reader)
+    profile.reader.posteriors_of = no_card
+    named = any_deck.run(crops)[0]
+    sure = [
+        named[k].argmax() == any_deck.labels.index(t) and named[k].max() >= SETTINGS.none_word_sure
+        for k, t in enumerate(truth)
+    ]
+    assert sum(sure) >= 5  # (the network reads many of this deck's backs surely)
+    read = profile.classify(classifier, crops, any_deck)
+    for p, t, s in zip(read, truth, sure):
+        if s:
+            assert p.label == t and p.confidence < profile.doubt_below, (p.label, p.confidence, t)
+    assert {p.label for p in profile.classify(classifier, crops)} == {"none"}
+    assert {p.label for p in profile.classify(classifier, crops, classifier)} == {"none"}
+
+
 def _on_other_tables(cards: dict[str, list[np.ndarray]], copies: int, classifier) -> tuple[list[np.ndarray], list[str]]:
     """``copies`` crops of each of ``cards`` (flat card images by label) on synthetic tables other
     than enrolment's (another seed), cut as the scanner would, and each crop's label."""

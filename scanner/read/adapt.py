@@ -60,6 +60,12 @@ class AdaptSettings:
     #: that colour or that value (one washed-out photo no longer decides its card alone), times the
     #: whole-label reader's posterior to this power (tuned on the tuning families; RESULTS)
     face_joint_power: float = 0.5
+    #: where the deck's reader reads no card but the any-deck network names one of the deck's
+    #: enrolled backs or faces this surely, the two words are mixed, the network's at this weight:
+    #: the card is read as that card, doubted (an enrolment photo that taught the card wrongly, in a
+    #: glare halo, makes the reader take the real card for no card; the network still reads it)
+    none_word_sure: float = 0.9
+    none_word_weight: float = 0.5
     face_factor_labels: int = 3  # enrolled faces that must show a colour (a value) for it to be learned
     #: an enrolment photo's card is cut at each way's outline of it; outlines this alike (IoU) are one
     same_outline: float = 0.95

@@ -192,6 +192,8 @@ class DeckProfile:
         trust = np.clip(limit / np.maximum(dist.min(axis=1), 1e-9), 0, 1)[:, None]
         out = trust * mixed + (1 - trust) * probs
         out /= out.sum(axis=1, keepdims=True)
+        if word is not None and self.network_among_model:  # (a second network, not the classifier's own word)
+            out = self._named_by_the_network(out, word, labels)
         best = out.argmax(axis=1)
         rows = np.arange(len(crops))
         # the deck's own look says which way up, where it knows the label
@@ -267,6 +269,38 @@ class DeckProfile:
         out = q.copy()
         out[:, up] = mixed * share_up
         out[:, turned] = mixed * (1 - share_up)
+        return out
+
+    def _named_by_the_network(self, out: np.ndarray, word: np.ndarray, labels: list[str]) -> np.ndarray:
+        """``out`` (probabilities over ``labels``) where the deck's reading is no card but the
+        second network (``word``) names one of the deck's enrolled cards of a kind it has a word on
+        (``network_among``) at least ``AdaptSettings.none_word_sure``: the two mixed, the network's
+        at ``none_word_weight``. The reader learned "no card" from parts of cards and the table, and
+        a card from its one photo: a photo that taught a card wrongly (in a glare halo) makes it
+        take the real card for no card, which the network, trained to read numbers, colours and
+        values on any art, still names. The mix reads it as that card, doubted (the referee asks).
+
+        >>> p = DeckProfile(1, "", None, [], {"back-8": 1}, network_among={"backs": 0.9})
+        >>> labels = ["back-7", "back-8", "none"]
+        >>> out = np.array([[0.0, 0.2, 0.8], [0.0, 0.2, 0.8], [0.0, 0.2, 0.8]])
+        >>> word = np.array([[0.0, 0.95, 0.05], [0.95, 0.0, 0.05], [0.0, 0.6, 0.4]])
+        >>> p._named_by_the_network(out, word, labels).round(3).tolist()
+        [[0.0, 0.575, 0.425], [0.0, 0.2, 0.8], [0.0, 0.2, 0.8]]
+        """
+        named = np.array(
+            [label in self.photos and any(label in SHARED_DESIGNS[g] for g in self.network_among) for label in labels]
+        )
+        said = word.argmax(axis=1)
+        rows = (
+            (out.argmax(axis=1) == labels.index(NONE))
+            & named[said]
+            & (word[np.arange(len(out)), said] >= SETTINGS.none_word_sure)
+        )
+        if not rows.any():
+            return out
+        weight = SETTINGS.none_word_weight
+        out = out.copy()
+        out[rows] = (1 - weight) * out[rows] + weight * word[rows]
         return out
 
     def share_of_design(self, label: str, probabilities: np.ndarray, labels: list[str]) -> float:
