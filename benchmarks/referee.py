@@ -17,6 +17,7 @@ import argparse
 import json
 import statistics
 import sys
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -60,7 +61,7 @@ def _enrolled(family: str, shots: int = 1) -> str:
     report.profile.save(path)
     print(
         f"enrolled {family} deck 1: {report.used} photos ({retaken} taken again), "
-        f"{len(report.refused)} refused, {report.seconds:.0f} s"
+        f"{len(report.refused)} refused, {report.seconds:.0f} s; the profile: {path}"
     )
     return str(path)
 
@@ -108,6 +109,9 @@ def main() -> None:
         band = [ok for c, ok in unasked if low <= c < high]
         if band:
             print(f"  moves not asked, confidence {low:.2f}-{min(high, 1):.2f}: {len(band)}, wrong {band.count(False)}")
+    reasons = Counter(reason for r in reports for reason, n in r["reasons"].items() for _ in range(n))
+    for reason, n in reasons.most_common():
+        print(f"  questions asked because {reason}: {n}")
     print(f"rounds with exact scores: {exact}/{len(reports)} ({100 * exact / len(reports):.0f} %, goal >= 95 %)")
     if latencies:
         p95 = latencies[int(0.95 * (len(latencies) - 1))]

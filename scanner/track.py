@@ -146,8 +146,18 @@ class Tracker:
             chosen = [c for c in members if c.label == label]
             confidence = float(np.mean([c.confidence for c in chosen])) * n / len(members)
             corners = np.median(np.stack([c.corners for c in chosen]), axis=0)
-            out.append(TrackedCard(label, corners, confidence, chosen[0].zone, len(members), chosen[0].candidates))
+            out.append(TrackedCard(label, corners, confidence, chosen[0].zone, len(members), _mean_candidates(chosen)))
         return out
+
+
+def _mean_candidates(chosen: list[ScannedCard]) -> list[tuple[str, float]]:
+    """The readings of a card over the frames that voted for its label: each label's mean
+    probability (0 in a frame that did not list it), best first."""
+    total: dict[str, float] = {}
+    for card in chosen:
+        for label, p in card.candidates:
+            total[label] = total.get(label, 0.0) + p
+    return sorted(((label, p / len(chosen)) for label, p in total.items()), key=lambda lp: -lp[1])
 
 
 def _same(a: list[TrackedCard], b: list[TrackedCard]) -> bool:

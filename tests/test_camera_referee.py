@@ -264,3 +264,26 @@ def test_a_table_no_move_fits_tells_the_referee_until_the_round_changes(app, ref
     assert refused.status_code == 422 and service.state(match_id)["camera_stuck"] == stuck  # (the referee's own)
     assert referee.post(turn, json={"play": "sum", "hand": "orange-5", "take": ["red-2"]}).status_code == 200
     assert service.state(match_id)["camera_stuck"] is None
+
+
+def test_answering_with_the_move_played_settles_a_doubt_that_a_turn_went_by_unseen(camera_match, referee) -> None:
+    """The table is first seen with three centre cards (a move may have begun before the deal was
+    seen, R2.4): Ben's discard is asked. The referee answers with the reading played, so Ben was
+    the one moving, and Ana's discard after it is played without a question."""
+    service, match_id = camera_match
+    yellow1, orange5, green6, red6, green1 = (
+        Card.parse(n) for n in ("yellow-1", "orange-5", "green-6", "red-6", "green-1")
+    )
+    service.see(match_id, _view(0, [RED2, GREEN3, ORANGE4]))
+    service.see(match_id, _view(1, [yellow1, orange5]))
+    service.see(match_id, _view(2, [yellow1, orange5, green6]))
+    service.see(match_id, _view(3, [yellow1, orange5, green6, red6]))  # Ana lays red-6: Ben discarded
+    (question,) = service.state(match_id)["questions"]
+    assert question["reason"] == "a turn may have gone by unseen" and question["turn"] == 1
+    answer = referee.post(f"/api/matches/{match_id}/questions/{question['id']}", json={"reading": 0})
+    assert answer.status_code == 200
+    service.see(match_id, _view(4, [yellow1, orange5, green6, red6, green1]))  # Ben lays green-1
+    state = service.state(match_id)
+    turns = [(e.get("discard"), e.get("asked")) for e in state["log"] if e.get("kind") == "turn"]
+    assert turns == [("red-6", False), ("green-6", True)]  # (the log: newest first)
+    assert state["questions"] == []

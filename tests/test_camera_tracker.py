@@ -152,3 +152,23 @@ def test_motion_is_the_share_of_pixels_changed_in_any_channel(channels: int) -> 
     expected = ((diff.max(axis=2) if channels == 3 else diff) > CHANGED).mean() * 100
     assert tracker.motion(after) == pytest.approx(expected)
     assert expected == pytest.approx(6.25, abs=0.5)  # a sixteenth of the picture
+
+
+def test_a_tracked_card_carries_its_readings_averaged_over_the_frames_that_voted_for_it():
+    """The referee weighs a doubtful card's other readings by their probability: over a still
+    moment, not one frame's (each label's mean over the frames voting for the card's label)."""
+    tracker = Tracker(still_seconds=0.5)
+    still = np.full((90, 160, 3), 120, np.uint8)
+    states = []
+    for i in range(8):
+        seen = card("red-5", 10, conf=0.9)
+        seen.candidates = [
+            ("red-5", 0.9),
+            ("red-3", 0.1 if i % 2 else 0.06),
+            *([("orange-5", 0.04)] if i % 2 == 0 else []),
+        ]
+        states.append(tracker.update(0.1 * i, still, scan(seen)))
+    (state,) = [s for s in states if s is not None]
+    (tracked,) = state.cards
+    assert [label for label, _ in tracked.candidates] == ["red-5", "red-3", "orange-5"]
+    assert [round(p, 3) for _, p in tracked.candidates] == pytest.approx([0.9, 0.08, 0.02])

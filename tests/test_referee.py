@@ -1047,3 +1047,105 @@ def test_checking_a_move_leaves_the_guessed_table_as_it_was() -> None:
                 break
             seen.push(observed)
     assert changed > 200  # (moves checked and played)
+
+
+def _laid_in_doubt(alternative: str, odds: tuple[float, ...], doubt_below: float | None = None) -> list[Event]:
+    """Ana deals green-4 and red-2 (target 6); Ben lays yellow-4, read at 0.55 with ``alternative``
+    next (``odds``: its probability), and takes red-2 with it: 4 + 2 = 6 (R4.1)."""
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_placed(0, [("green-4", 0, 1.0), ("red-2", 100, 1.0)], 6))
+    laid = SeenCard(Card.parse("yellow-4"), (200.0, 0.0), 0.55, (Card.parse(alternative),), odds)
+    on_table = [SeenCard(Card.parse("green-4"), (0.0, 0.0)), SeenCard(Card.parse("red-2"), (100.0, 0.0)), laid]
+    referee.see(TableView(1, on_table, 6, False, [Counter(), Counter()], [0, 0], doubt_below=doubt_below))
+    return referee.see(_placed(2, [("green-4", 0, 1.0)], 9))
+
+
+@pytest.mark.parametrize(
+    ("alternative", "odds", "asked"),
+    [
+        ("yellow-1", (0.44,), False),  # 1 + 2 = 3 misses the target: the sum rules the doubt out
+        ("orange-4", (0.44,), True),  # another colour of the 4 fits the sum as well
+        ("yellow-1", (0.02,), True),  # the doubt left on readings not listed (0.43) is over the bar's 0.4
+        ("yellow-1", (), True),  # a doubt whose probability the reader did not give
+    ],
+)
+def test_a_sum_settles_a_doubt_that_lay_only_on_other_values(alternative: str, odds: tuple, asked: bool) -> None:
+    events = _laid_in_doubt(alternative, odds)
+    moves = [e.data for e in events if e.kind == "move"]
+    assert [(m["turn"], m["sum"]) for m in moves] == [("Ben", {"hand": "yellow-4", "take": ["red-2"]})]
+    assert moves[0]["asked"] is asked
+    if asked:
+        assert [e.data["reason"] for e in events if e.kind == "question"] == ["doubtful reading"]
+
+
+def test_a_doubt_a_sum_rules_out_counts_a_little_against_a_deck_profiles_bar() -> None:
+    """A wrong sum of a player's that the misread makes look right is what the sum leaves of such
+    a doubt (``WRONG_SUM_SHARE`` of it): against a profile's 0.999, 0.44 of it is too much."""
+    events = _laid_in_doubt("yellow-1", (0.44,), doubt_below=0.999)
+    assert [e.data["reason"] for e in events if e.kind == "question"] == ["doubtful reading"]
+
+
+@pytest.mark.parametrize(
+    ("alternative", "asked"),
+    [
+        ("orange-1", True),  # a discard is checked by no sum (R4.3): a 1 fits as well as the 5
+        ("blue-5", False),  # no blue card is in play with 2 players (R2.2)
+        ("green-4", False),  # the deck's one green-4 lies on the table (R1.1)
+    ],
+)
+def test_a_discard_read_in_doubt_is_settled_only_by_a_card_the_deck_has_no_copy_of(
+    alternative: str, asked: bool
+) -> None:
+    """Ben discards orange-5, read at 0.55 with ``alternative`` next at 0.44."""
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_placed(0, [("red-2", 0, 1.0), ("green-4", 100, 1.0)], 9))
+    laid = SeenCard(Card.parse("orange-5"), (200.0, 0.0), 0.55, (Card.parse(alternative),), (0.44,))
+    on_table = [SeenCard(Card.parse("red-2"), (0.0, 0.0)), SeenCard(Card.parse("green-4"), (100.0, 0.0)), laid]
+    referee.see(TableView(1, on_table, 9, False, [Counter(), Counter()], [0, 0]))
+    events = referee.see(_placed(2, [("red-2", 0, 1.0), ("green-4", 100, 1.0), ("orange-5", 200, 1.0)], 6))
+    events += referee.see(
+        _placed(3, [("red-2", 0, 1.0), ("green-4", 100, 1.0), ("orange-5", 200, 1.0), ("yellow-1", 300, 1.0)], 6)
+    )
+    moves = [e.data for e in events if e.kind == "move"]
+    assert [(m["turn"], m.get("discard")) for m in moves] == [("Ben", "orange-5")]
+    assert moves[0]["asked"] is asked
+
+
+@pytest.mark.parametrize("confirmed", [False, True])
+def test_a_move_confirmed_after_a_turn_may_have_gone_by_unseen_settles_that_doubt(confirmed: bool) -> None:
+    """The round is first seen after a move began (R2.4), so Ben's discard of green-6 is asked ("a
+    turn may have gone by unseen"). The referee answering with the move played confirms Ben was
+    the one to move: Ana's next discard is then played as sure; unanswered, it is asked too."""
+    red2, green3, yellow4, yellow1, orange5, green6, red6, green1 = _cards(
+        "red-2", "green-3", "yellow-4", "yellow-1", "orange-5", "green-6", "red-6", "green-1"
+    )
+    referee = Referee(["Ana", "Ben"], 0)
+    events = []
+    laid = [[red2, green3, yellow4], [yellow1, orange5], [yellow1, orange5, green6], [yellow1, orange5, green6, red6]]
+    for time, cards in enumerate(laid):
+        events += referee.see(_view(time, cards))
+    (ben,) = [e for e in events if e.kind == "move"]
+    assert (ben.data["discard"], ben.data["asked"]) == ("green-6", True)
+    if confirmed:
+        referee.confirm(ben.data["n"])
+    events = referee.see(_view(4, [yellow1, orange5, green6, red6, green1]))
+    (ana,) = [e for e in events if e.kind == "move"]
+    assert (ana.data["discard"], ana.data["asked"]) == ("red-6", not confirmed)
+
+
+def test_a_move_confirmed_before_a_turn_may_have_gone_by_unseen_leaves_that_doubt() -> None:
+    """Ben discards orange-4, and the target changes twice with no card laid (R3.1, R4.6): Cai's
+    turn may have gone by unseen. Ben's discard is his all the same, so confirming it settles
+    nothing: the next move is still asked."""
+    red2, green3, orange4, yellow1, purple5 = _cards("red-2", "green-3", "orange-4", "yellow-1", "purple-5")
+    referee = Referee(["Ana", "Ben", "Cai"], 0)
+    referee.see(_view(0, [red2, green3], target=9))
+    referee.see(_view(1, [red2, green3, orange4], target=9))
+    for t in (2, 3, 4, 5):
+        referee.see(_view(t, [red2, green3, orange4], target=7 if t < 4 else 8))
+    events = referee.see(_view(6, [red2, green3, orange4, yellow1], target=8))
+    (ben,) = [e for e in events if e.kind == "move"]
+    referee.confirm(ben.data["n"])
+    events = referee.see(_view(7, [red2, green3, orange4, yellow1, purple5], target=9))
+    moves = [e for e in events if e.kind == "move"]
+    assert moves and all(m.data["asked"] for m in moves)

@@ -179,6 +179,13 @@ class CameraRound:
         self._changed()
         return {"kind": "corrected", "player": player, "turn": number}
 
+    def confirm(self, number: int) -> None:
+        """Move ``number`` (from 1) confirmed by the referee as the camera played it (its question
+        answered with the reading played): a doubt that a turn went by unseen before it is settled
+        (``Referee.confirm``)."""
+        if self._referee is not None:
+            self._referee.confirm(number)
+
     @contextmanager
     def _refused_doubts(self, at: int | None = None) -> Iterator[None]:
         """A change by hand (of move ``at``; None: the next) the rules refuse: the round as inferred

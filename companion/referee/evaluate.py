@@ -62,6 +62,7 @@ class RoundReport:
     latencies: list[float] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)  # each silent wrong move: "k: got / truth"
     silent: list[tuple[float, bool]] = field(default_factory=list)  # each move not asked: (confidence, right)
+    reasons: Counter = field(default_factory=Counter)  # each question's reason (its first), how often
     seconds: float = 0.0
     frames: int = 0
 
@@ -115,6 +116,7 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
                 referee.doubt_round()
         if event.kind == "question":
             asked_at.add(len(referee_turns))
+            report.reasons[event.data["reason"]] += 1
             k = len(referee_turns)
             if event.readings and k < len(truth) and same_turn(event.readings[0].observed.turn, truth[k]):
                 report.asked_right += 1
@@ -142,6 +144,8 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
                     dropped = (timed.frame_time, True)
                 else:  # the dashboard refuses the correction (CameraRound.correct)
                     referee.doubt_round(index)
+            elif answer_with_truth and k in asked_at and k < len(truth):
+                referee.confirm(index + 1)  # the referee answered with the move played (CameraRound.confirm)
             referee_turns.append(got)
             confidences.append(event.data.get("confidence", 1.0))
     report.seconds = time.perf_counter() - started

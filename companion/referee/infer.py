@@ -23,10 +23,13 @@ from companion.engine.record import turn_line
 from companion.engine.state import Discard, Sum, Turn, TweakUse, UseBomb, UseJoker, UseShifter, UseThief
 
 from .observed import ObservedRound, ObservedTurn
-from .view import LOW_CONFIDENCE, TableView
+from .view import LOW_CONFIDENCE, SeenCard, TableView
 
 MAX_READINGS = 24
 REREAD_MARGIN = 0.15  # a card laid this turn, read surely, is re-read as another only this much surer
+# the share of sums a table gets wrong, taken high: a misread that makes a wrong sum look right
+# needs that mistake, so a doubt only a sum rules out counts this much (``_settled_by_the_rules``)
+WRONG_SUM_SHARE = 0.05
 
 
 @dataclass
@@ -66,6 +69,7 @@ class _Pending:
     refused_views: int = 0
     low: dict[Card, tuple[Card, ...]] = field(default_factory=dict)  # doubtful readings and their alternatives
     conf: dict[Card, float] = field(default_factory=dict)  # the least confidence each card was read with
+    doubtful_views: dict[Card, list[SeenCard]] = field(default_factory=dict)  # each card's readings in doubt
     # the deck's target as steady views showed it this turn, and each change: a player drew (R4.6)
     steady_target: int | None = None
     new_target: tuple[int, int] | None = None  # a different target, and in how many views in a row
@@ -111,6 +115,7 @@ class Referee:
         self._in_view_at_resync: Counter = Counter()
         self._target_at_resync: int | None = None  # the target in view then
         self._unsynced = False  # a turn may have gone by unseen: every move is asked until a change by hand
+        self._unsynced_at: int | None = None  # the moves settled when that doubt arose
         # a change by hand at this move was refused by the rules: the moves before it are not the
         # table's, so every move is asked until a change by hand rewrites this move or one before
         self._refused_at: int | None = None
@@ -134,10 +139,27 @@ class Referee:
         them as they were does not settle the doubt: the refused move's cause lies there (a T! card
         used unseen, a hand emptied by a Thief, R4.7), and moves inferred on it may be wrong as if
         sure."""
-        self._unsynced = True
+        self._lose_sync()
         if at is None:
             at = len(self.seen.turns) if self.seen is not None else 0
         self._refused_at = at if self._refused_at is None else min(self._refused_at, at)
+
+    def _lose_sync(self, after: int = 0) -> None:
+        """A turn may have gone by unseen: every move is asked until the round is changed by hand
+        or a move after the ``after`` next ones is confirmed (``confirm``): the move in progress,
+        when its player is not in doubt, confirms nothing."""
+        # (the latest such doubt: a move confirmed must have been inferred after it)
+        self._unsynced_at = (len(self.seen.turns) if self.seen is not None else 0) + after
+        self._unsynced = True
+
+    def confirm(self, number: int) -> None:
+        """The referee person confirmed move ``number`` (from 1) as it was played, its player with
+        it (a question answered with the reading played). A turn gone by unseen before it would
+        have shown as a move of the wrong player, so the doubt that one had, raised before that
+        move was inferred, is settled. A change by hand the rules refused is not
+        (``doubt_round``): its moves stay asked until the round is changed by hand."""
+        if self._refused_at is None and self._unsynced_at is not None and number > self._unsynced_at:
+            self._unsynced, self._unsynced_at = False, None
 
     def resync(self, seen: ObservedRound | None) -> None:
         """Follow ``seen`` from now on: the round was changed by hand (a correction, an undo, a
@@ -157,7 +179,7 @@ class Referee:
         self.over_reported = seen is not None and seen.round.is_over()
         self._in_view_at_resync = Counter(self._view.cards) if self._view is not None else Counter()
         self._target_at_resync = self._view.target if self._view is not None else None
-        self._unsynced = False
+        self._unsynced, self._unsynced_at = False, None
         self._doubtful_deal = {}
         self._drawn_after_last = False
         self._pin_misread(laid)
@@ -236,7 +258,9 @@ class Referee:
         self._unread_at_deal = list(view.unread)
         # (more cards were seen before: the deal itself may have gone by, with a move or more after
         # it; every move is asked until the round is changed by hand)
-        self._unsynced = self._crowded_before_deal
+        self._unsynced, self._unsynced_at = False, None
+        if self._crowded_before_deal:
+            self._lose_sync()
         return [
             Event(
                 "start",
@@ -282,7 +306,7 @@ class Referee:
         # turn it is is in doubt (the next card laid was taken for the wrong player's discard)
         vanished = (self._in_view_at_resync - present) - start - pending.seen
         if vanished and None not in (view.target, self._target_at_resync) and view.target != self._target_at_resync:
-            self._unsynced = True
+            self._lose_sync()
         self._in_view_at_resync &= present
         for card in new & self._in_view_at_resync:
             pending.low.setdefault(card, ())
@@ -290,6 +314,7 @@ class Referee:
             pending.conf[s.card] = min(pending.conf.get(s.card, 1.0), s.confidence)
             if s.confidence < self.doubt_below:
                 pending.low[s.card] = s.alternatives
+                pending.doubtful_views.setdefault(s.card, []).append(s)
             else:
                 self._doubtful_deal.pop(s.card, None)
         # a move resting on a dealt card never read surely rests on a guess (the deal itself, R2.4)
@@ -376,7 +401,8 @@ class Referee:
         pending.drawn_targets.append(view.target)
         pending.steady_target, pending.new_target = view.target, None
         if pending.draws > (0 if self._drawn_after_last else 1) + (1 if pending.arrivals else 0):
-            self._unsynced = True
+            # (a card was laid this turn: this move is its player's; the turn after it is in doubt)
+            self._lose_sync(1 if pending.arrivals else 0)
 
     def _discarders_target(self) -> int | None:
         """The target after the discarder's draw (R4.6), for a discard settled late: the deck's
@@ -700,7 +726,9 @@ class Referee:
         pending = self.pending
         valid = [r for r in readings if r.error is None]
         in_view = self._view.cards if self._view is not None else Counter()
-        doubt: list[Any] = [c for c in self._cards_of(readings) if c in pending.low]
+        doubt: list[Any] = [
+            c for c in self._cards_of(readings) if c in pending.low and not self._settled_by_the_rules(c, valid)
+        ]
         if pending.flip_doubted:
             doubt.append(pending.flip)
         # a card of the table the camera never saw (a refill card missed) is a guess: ask
@@ -803,6 +831,47 @@ class Referee:
         # (the one turned face down this turn is being used: the camera saw it go)
         held = len(self.seen.round.tweaks_held[seat]) - (self.pending.flip is not None)
         return held > max((sure[seat] for sure in self._sure_held if seat < len(sure)), default=0)
+
+    def _settled_by_the_rules(self, card: Card, valid: list[Reading]) -> bool:
+        """Whether a card read in doubt is sure once the one reading that fits is known: what its
+        other readings would make of the move breaks a rule, so what is left of its doubt (the
+        readings that fit as well, those not listed) is under the bar. A card played that no
+        copy of the deck is left for (R1.1, the colours in play R2.2) rules its reading out; a
+        sum that misses the target (R4.1) does so but for a wrong sum of a player's that the
+        misread makes look right (``WRONG_SUM_SHARE`` of that doubt). A turn with a T! card, or a
+        doubt from elsewhere (a re-reading, the deal) is not settled so."""
+        if len(valid) != 1:
+            return False
+        reading = valid[0]
+        turn = reading.observed.turn
+        play = turn.play
+        played = play.card if isinstance(play, Discard) else play.hand
+        cards = [play.card] if isinstance(play, Discard) else [play.hand, *play.take]
+        if turn.tweak is not None or card not in cards:
+            return False
+        views = self.pending.doubtful_views.get(card, [])
+        # (an alternative with no probability, a card read surely there before, is a doubt of its own)
+        listed = {alt for seen in views for alt in seen.alternatives[: len(seen.odds)]}
+        if not views or any(alt not in listed for seen in views for alt in seen.alternatives):
+            return False
+        if any(alt not in listed for alt in self.pending.low.get(card, ())):
+            return False
+        ruled_out: dict[Card, float] = {}  # each alternative's share of its doubt ruled out
+        for alt in listed:
+            swapped = [alt if c == card else c for c in cards]
+            play_as = Discard(alt) if isinstance(play, Discard) else Sum(swapped[0], tuple(swapped[1:]))
+            error = self.seen.check(replace(reading.observed, turn=Turn(turn.player, play_as, turn.tweak)))
+            if error is None:
+                ruled_out[alt] = 0.0
+            elif error.code == "wrong_sum":
+                ruled_out[alt] = 1 - WRONG_SUM_SHARE
+            else:  # (a card taken read as one not on the table is no proof: the table was read too)
+                ruled_out[alt] = 1.0 if error.code == "not_in_hand" and card == played else 0.0
+        for seen in views:
+            left = 1 - seen.confidence - sum(ruled_out[alt] * p for alt, p in zip(seen.alternatives, seen.odds))
+            if left >= 1 - self.doubt_below:
+                return False
+        return True
 
     def _taken_of(self, readings: list[Reading]) -> set[Card]:
         cards: set[Card] = set()

@@ -32,6 +32,7 @@ class SeenCard:
     position: tuple[float, float]
     confidence: float = 1.0
     alternatives: tuple[Card, ...] = ()  # other readings of the same card, best first
+    odds: tuple[float, ...] = ()  # the probability of each alternative, where the reader gave one
 
 
 @dataclass(frozen=True)
@@ -169,10 +170,20 @@ class Seating:
                 if not self._in_centre(card):
                     given.append((face, self.seat_of(at), (float(at[0]), float(at[1]))))
                     continue
-                others = tuple(
-                    alt for alt in (parse_card(lab) for lab, _ in getattr(card, "candidates", ())[1:]) if alt
+                others = [
+                    (alt, float(p))
+                    for alt, p in ((parse_card(lab), p) for lab, p in getattr(card, "candidates", ()) if lab != label)
+                    if alt
+                ]
+                centre.append(
+                    SeenCard(
+                        face,
+                        (float(at[0]), float(at[1])),
+                        float(card.confidence),
+                        tuple(alt for alt, _ in others),
+                        tuple(p for _, p in others),
+                    )
                 )
-                centre.append(SeenCard(face, (float(at[0]), float(at[1])), float(card.confidence), others))
             confidence = min(confidence, float(card.confidence))
         unread += self._faint_cards(faint, cards, reach)
         length = self.card_length or 100.0

@@ -185,6 +185,8 @@ class CameraRounds:
                 except RuleError as err:
                     raise ServiceError(409, f"{err.message} (RULES {err.rule})") from None
                 self._seen_changed(live, camera_round, entry)
+            else:  # the move played stands, and with it the player the camera took to be moving
+                camera_round.confirm(question["turn"])
             self._append(live, "answer", {"id": question["id"], "reading": reading})
 
     def _seen_state(self, live: LiveMatch) -> dict[str, Any]:
