@@ -1136,3 +1136,19 @@ def test_a_move_confirmed_after_a_turn_may_have_gone_by_unseen_settles_that_doub
     events = referee.see(_view(4, [yellow1, orange5, green6, red6, green1]))
     (ana,) = [e for e in events if e.kind == "move"]
     assert (ana.data["discard"], ana.data["asked"]) == ("red-6", not confirmed)
+
+
+def test_a_centre_card_carries_its_other_readings_and_their_probabilities() -> None:
+    """The tracked card's readings other than its own (faces only: a back is no alternative in a
+    move) reach the referee with their probabilities (``SeenCard.odds``)."""
+    import numpy as np
+
+    from companion.referee.view import Seating
+    from scanner.track import TrackedCard
+
+    quad = np.array([[400, 300], [460, 300], [460, 385], [400, 385]], np.float32)
+    read = [("red-2", 0.9), ("back-8", 0.06), ("red-3", 0.03), ("orange-2", 0.01)]
+    (seen,) = Seating(2, (1280, 720)).view(0.0, [TrackedCard("red-2", quad, 0.9, None, 3, read)]).centre
+    assert (seen.card.name, seen.confidence) == ("red-2", 0.9)
+    assert [c.name for c in seen.alternatives] == ["red-3", "orange-2"]
+    assert seen.odds == pytest.approx((0.03, 0.01))
