@@ -1152,3 +1152,29 @@ def test_a_centre_card_carries_its_other_readings_and_their_probabilities() -> N
     assert (seen.card.name, seen.confidence) == ("red-2", 0.9)
     assert [c.name for c in seen.alternatives] == ["red-3", "orange-2"]
     assert seen.odds == pytest.approx((0.03, 0.01))
+
+
+@pytest.mark.parametrize("confirmed", [False, True])
+def test_a_discard_confirmed_is_no_doubt_while_it_lies_where_it_was_laid(confirmed: bool) -> None:
+    """Ben discards orange-5, read in doubt (0.55, yellow-5 next): asked. The referee answering with
+    the reading played confirms the card; Ana's sum taking it (1 + 5 = 6) is then played as sure,
+    though the camera reads it in doubt still. Unconfirmed, that sum is asked too."""
+    referee = Referee(["Ana", "Ben"], 0)
+
+    def table(time: float, cards: list[tuple[str, float]], target: int) -> list[Event]:
+        centre = [SeenCard(Card.parse(name), (x, 0.0)) for name, x in cards]
+        centre.append(SeenCard(Card.parse("orange-5"), (200.0, 0.0), 0.55, (Card.parse("yellow-5"),), (0.44,)))
+        return referee.see(TableView(time, centre, target, False, [Counter(), Counter()], [0, 0]))
+
+    referee.see(_placed(0, [("red-2", 0, 1.0), ("green-3", 100, 1.0)], 9))
+    table(1, [("red-2", 0), ("green-3", 100)], 9)
+    table(2, [("red-2", 0), ("green-3", 100)], 6)  # Ben drew
+    events = table(3, [("red-2", 0), ("green-3", 100), ("yellow-1", 300)], 6)  # Ana lays yellow-1
+    (ben,) = [e for e in events if e.kind == "move"]
+    assert (ben.data["discard"], ben.data["asked"]) == ("orange-5", True)
+    if confirmed:
+        referee.confirm(ben.data["n"])
+    events = referee.see(_placed(4, [("red-2", 0, 1.0), ("green-3", 100, 1.0)], 8))  # ... and takes orange-5
+    (ana,) = [e for e in events if e.kind == "move"]
+    assert ana.data["sum"] == {"hand": "yellow-1", "take": ["orange-5"]}
+    assert ana.data["asked"] is not confirmed

@@ -116,6 +116,9 @@ class Referee:
         self._target_at_resync: int | None = None  # the target in view then
         self._unsynced = False  # a turn may have gone by unseen: every move is asked until a change by hand
         self._unsynced_at: int | None = None  # the moves settled when that doubt arose
+        # cards lying where a move the referee person confirmed laid them (a discard): read as
+        # confirmed while a view shows them there
+        self._confirmed_at: list[tuple[tuple[float, float], Card]] = []
         # a change by hand at this move was refused by the rules: the moves before it are not the
         # table's, so every move is asked until a change by hand rewrites this move or one before
         self._refused_at: int | None = None
@@ -160,6 +163,18 @@ class Referee:
         (``doubt_round``): its moves stay asked until the round is changed by hand."""
         if self._refused_at is None and self._unsynced_at is not None and number > self._unsynced_at:
             self._unsynced, self._unsynced_at = False, None
+        # a discard confirmed as the last move lies on the table: its card is known where it lies
+        # (found by its reading in the last view, when only one card there was read so)
+        if self.seen is None or number != len(self.seen.turns):
+            return
+        play = self.seen.turns[-1].turn.play
+        if isinstance(play, Discard):
+            places = [at for at, card, _ in self._readings_at if card == play.card]
+            if len(places) == 1:
+                self._confirmed_at.append((tuple(places[0]), play.card))
+                # (the views that settled the discard were already read for the turn after it)
+                for doubts in (self.pending.low, self.pending.doubtful_views, self.pending.conf):
+                    doubts.pop(play.card, None)
 
     def resync(self, seen: ObservedRound | None) -> None:
         """Follow ``seen`` from now on: the round was changed by hand (a correction, an undo, a
@@ -180,6 +195,7 @@ class Referee:
         self._in_view_at_resync = Counter(self._view.cards) if self._view is not None else Counter()
         self._target_at_resync = self._view.target if self._view is not None else None
         self._unsynced, self._unsynced_at = False, None
+        self._confirmed_at = []
         self._doubtful_deal = {}
         self._drawn_after_last = False
         self._pin_misread(laid)
@@ -310,7 +326,17 @@ class Referee:
         self._in_view_at_resync &= present
         for card in new & self._in_view_at_resync:
             pending.low.setdefault(card, ())
+        # (a confirmed card no longer read where it lay may have been picked up: confirmed no more)
+        place = 0.35 * view.card_length  # (a card that has not moved, as ``_steady_readings``)
+        self._confirmed_at = [
+            (at, card)
+            for at, card in self._confirmed_at
+            if any(s.card == card and math.dist(s.position, at) < place for s in view.centre)
+        ]
         for s in view.centre:
+            if any(s.card == card and math.dist(s.position, at) < place for at, card in self._confirmed_at):
+                self._doubtful_deal.pop(s.card, None)
+                continue  # the referee person said what it is
             pending.conf[s.card] = min(pending.conf.get(s.card, 1.0), s.confidence)
             if s.confidence < self.doubt_below:
                 pending.low[s.card] = s.alternatives
