@@ -878,9 +878,8 @@ class Referee:
         views = self.pending.doubtful_views.get(card, [])
         # (an alternative with no probability, a card read surely there before, is a doubt of its own)
         listed = {alt for seen in views for alt in seen.alternatives[: len(seen.odds)]}
-        if not views or any(alt not in listed for seen in views for alt in seen.alternatives):
-            return False
-        if any(alt not in listed for alt in self.pending.low.get(card, ())):
+        doubted = {alt for seen in views for alt in seen.alternatives} | set(self.pending.low.get(card, ()))
+        if not views or doubted - listed:
             return False
         ruled_out: dict[Card, float] = {}  # each alternative's share of its doubt ruled out
         for alt in listed:
