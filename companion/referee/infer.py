@@ -131,6 +131,10 @@ class Referee:
         # where cards read as no face lay in the centre when the round began (something that is
         # not a card): only one appearing later may be a face laid and misread
         self._unread_at_deal: list[tuple[float, float]] = []
+        # where each other card read as no face lies in the centre, and the moves settled when it
+        # was first seen there: one that lay still through a whole move before this one was
+        # neither laid nor taken by the move in play (a refill card the camera cannot read)
+        self._unread_since: list[tuple[tuple[float, float], int]] = []
         # a view before the deal showed more than the dealt 2 centre cards: a move had begun unseen,
         # so the first 2-card view may be a later table, not the deal (R2.4)
         self._crowded_before_deal = False
@@ -299,7 +303,7 @@ class Referee:
             return
         pending = self.pending
         near = 0.5 * view.card_length
-        if any(all(math.dist(u, k) >= near for k in self._unread_at_deal) for u in view.unread):
+        if self._follow_unread(view, near):
             pending.unread = True
         flips = self._flips(view)
         self._count_draws(view, flips)
@@ -403,6 +407,41 @@ class Referee:
             return
         pending.arrivals = arrivals
         pending.last_target = view.target
+
+    def _follow_unread(self, view: TableView, near: float) -> bool:
+        """Follow the cards in the centre read as no face (``_unread_since``); True when the move
+        in play may rest on one: one not lying there through a whole move before, or one gone."""
+        moves = len(self.seen.turns) if self.seen is not None else 0
+        before, self._unread_since = self._unread_since, []
+        for at in view.unread:
+            if any(math.dist(at, k) < near for k in self._unread_at_deal):
+                continue
+            since = next((t for was, t in before if math.dist(at, was) < near), moves)
+            self._unread_since.append((at, since))
+        gone = any(all(math.dist(was, at) >= near for at, _ in self._unread_since) for was, _ in before)
+        return gone or any(since >= moves - 1 for _, since in self._unread_since)
+
+    def _unread_lying(self) -> int:
+        """How many cards read as no face have lain still in the centre through a whole move."""
+        moves = len(self.seen.turns) if self.seen is not None else 0
+        return sum(since < moves - 1 for _, since in self._unread_since)
+
+    def _guess_in_play(self, readings: list[Reading]) -> bool:
+        """Whether a refill card never seen (a guess, ``ObservedRound.unseen``) may change what
+        the move is: more guesses out of view than cards read as no face lying still (one may be
+        the card the move took), a guessed card among the move's readings (its copy is held by
+        the guess, R1.1), or a T! card used (it moves cards the guess may be among, R6)."""
+        seen = self.seen
+        in_view = self._view.cards if self._view is not None else Counter()
+        missing = sum(max(0, n - in_view[card]) for card, n in seen.unseen.items())
+        if not missing:
+            return False
+        cards = self._cards_of(readings) | {alt for alts in self.pending.low.values() for alt in alts}
+        return (
+            missing > self._unread_lying()
+            or any(seen.unseen[card] for card in cards)
+            or any(r.observed.turn.tweak is not None for r in readings)
+        )
 
     def _count_draws(self, view: TableView, flips: dict[int, TweakKind]) -> None:
         """Each turn ends with a draw that turns up the deck's next back (R4.6, R3.1): the target
@@ -785,7 +824,7 @@ class Referee:
                 # card won unseen) may have used it unseen (R4.5)
                 (self._holds_unread_tweak(seen.round.to_move), "holds a T! card the camera cannot read"),
                 # a refill card never seen is a guess, and a guess rules readings in and out
-                (any(n > in_view[card] for card, n in seen.unseen.items()), "a refill card was not seen"),
+                (self._guess_in_play(readings), "a refill card was not seen"),
                 (self._unsynced, "a turn may have gone by unseen"),
                 (self._refused_at is not None, "a change by hand was refused: an earlier move may be wrong"),
                 # a face laid and misread as a back is unseen: the move may rest on it

@@ -300,6 +300,9 @@ class ObservedRound:
         for position in range(tweak_before, rnd.tweak_pos):
             self._tweak_winners[position] = turn.player
         self.turns.append(observed)
+        # a guessed refill card a sum took is off the table: a move taking a guess is asked
+        # (Referee._decide), so its face is settled with that move and no longer a guess
+        self.unseen &= Counter(self.round.table)
         # (replayed, a turn keeps the target seen after it: a still view of the deck once the
         # player had drawn says more than the one the turn was settled on)
         if observed.target_after is not None and not (self._replaying and len(self.turns) in self.targets):
