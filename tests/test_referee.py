@@ -18,7 +18,7 @@ from companion.engine.setup import deal, default_colours
 from companion.engine.state import Discard, Round, Sum, Turn, UseShifter, UseThief
 from companion.referee.camera_round import CameraRound
 from companion.referee.evaluate import same_turn
-from companion.referee.infer import Event, Reading, Referee
+from companion.referee.infer import Event, Reading, Referee, turn_key
 from companion.referee.observed import ObservedRound, ObservedTurn
 from companion.referee.view import SeenCard, SeenTweak, TableView
 from companion.referee.virtual import perfect_views, play_round
@@ -1093,6 +1093,59 @@ def test_a_guessed_refill_card_a_sum_took_is_a_guess_no_more() -> None:
     hand = next(Card(colour, 7 - guess.value) for colour in (Colour.GREEN, Colour.BLUE, Colour.RED))
     seen.push(ObservedTurn(Turn(0, Sum(hand, (guess,)))))
     assert seen.round.table == [orange4] and not seen.unseen
+
+
+def test_a_card_a_shifter_turned_up_unseen_is_a_guess_until_the_sum_that_takes_it() -> None:
+    """Ben's Shifter turns up a card nobody saw (a move tapped in, R6.3): its face is a guess,
+    like a refill card never seen (``unseen``). Ana's sum names it (a late reading, as the
+    referee offers for a guess out of view): the Shifter's turn gets that card, and no guess is
+    left."""
+    red2, green3, yellow4, orange4, green1 = _cards("red-2", "green-3", "yellow-4", "orange-4", "green-1")
+    seen = ObservedRound(NAMES[:2], 0, None, Edition.CLASSIC, (red2, green3))
+    seen.observe_target(9)
+    seen.push(ObservedTurn(Turn(1, Sum(yellow4, (red2, green3))), (orange4, green1)))  # a TWEAK: a T! card
+    seen.push(ObservedTurn(Turn(0, Discard(Card.parse("red-1")))))
+    seen.push(ObservedTurn(Turn(1, Discard(Card.parse("green-2")), UseShifter())))
+    (guess,) = seen.unseen
+    assert guess in seen.round.table
+    yellow5 = Card.parse("yellow-5")
+    seen.observe_target(8)
+    seen.push(ObservedTurn(Turn(0, Sum(Card.parse("yellow-3"), (yellow5,))), late=((guess, yellow5),)))
+    assert seen.turns[2].shifted == yellow5 and not seen.unseen and guess not in seen.round.table
+
+
+@pytest.mark.parametrize("named", [True, False], ids=["named from the view", "guess kept"])
+def test_the_card_a_shifter_turned_up_is_named_from_the_view_after_a_move_tapped_in(named: bool) -> None:
+    """Ben's Shifter (a T! card the camera cannot read) turns yellow-5 up (R6.3), and he discards
+    green-2: read as his discard of yellow-5, asked. The referee taps the move in, which does not
+    say what the Shifter turned up: the round guesses it, and a card in view (yellow-5) is then
+    on no table of the round. Named from the view, Ana's discard after it is published as sure;
+    with the guess kept, it is asked, and yellow-5 is later taken for a discard (pips art
+    zero-shot, seed 2044: a tapped Shifter, then every move asked or tapped)."""
+    red2, green3, yellow4, orange4, green1, red1, yellow5, green2, yellow1 = _cards(
+        "red-2", "green-3", "yellow-4", "orange-4", "green-1", "red-1", "yellow-5", "green-2", "yellow-1"
+    )
+    referee = Referee(["Ana", "Ben"], 0)
+    if not named:
+        referee._name_guess = lambda laid: None  # (the referee without the naming)
+    tables = [[red2, green3], [red2, green3, yellow4]]  # Ben's TWEAK wins a T! card (R4.2)
+    tables += [[orange4, green1]] * 2 + [[orange4, green1, red1]] * 2  # the refill; Ana discards red-1
+    tables += [[orange4, green1, red1, yellow5]] * 2 + [[orange4, green1, red1, yellow5, green2]]
+    for t, cards in enumerate(tables):
+        referee.see(_view(t, cards))
+    seen = referee.seen
+    assert [turn_key(t.turn) for t in seen.turns][-1] == turn_key(Turn(1, Discard(yellow5)))
+    seen.rebuild(seen.turns[:2])
+    seen.push(ObservedTurn(Turn(1, Discard(green2), UseShifter())))  # tapped in (CameraRound.play)
+    assert seen.unseen and yellow5 not in seen.round.table  # the Shifter's card: a guess
+    referee.resync(seen)
+    assert (yellow5 in seen.round.table and not seen.unseen) is named
+    events = []
+    for t, cards in enumerate([[orange4, green1, red1, yellow5, green2, yellow1]] * 2, len(tables)):
+        events += referee.see(_view(t, cards))
+    events += referee.see(_view(len(tables) + 2, [orange4, green1, red1, yellow5, green2, yellow1, red2]))
+    moves = [(e.data["discard"], e.data["asked"]) for e in events if e.kind == "move"]
+    assert moves == ([("yellow-1", False)] if named else [("yellow-1", True), ("yellow-5", True)])
 
 
 def test_checking_a_move_leaves_the_guessed_table_as_it_was() -> None:

@@ -11,6 +11,7 @@ a :class:`Question` with the readings ranked, none makes a refusal that cites th
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 from collections import Counter
@@ -202,7 +203,24 @@ class Referee:
         self._confirmed_at = []
         self._doubtful_deal = {}
         self._drawn_after_last = False
+        self._name_guess(laid)
         self._pin_misread(laid)
+
+    def _name_guess(self, laid: Counter) -> None:
+        """After a change by hand: where exactly one table card turned from the deck unseen (a
+        guess, ``ObservedRound.unseen``: a move tapped in does not say what its Shifter turned up,
+        R6.3) is out of view, and exactly one card in view (not laid this turn) is on no table of
+        the round, the card in view is the one turned: named so (``correct_table``), the camera's
+        reading, doubtful or not, rather than the guess (which left a card in view unexplained:
+        the next move was read as its discard). Where the rules refuse it, nothing changes."""
+        if self.seen is None or self._view is None:
+            return
+        table = Counter(self.seen.round.table)
+        extra, missing = self._view.cards - table - laid, (self.seen.unseen & table) - self._view.cards
+        if extra.total() != 1 or missing.total() != 1:
+            return
+        with contextlib.suppress(RuleError):
+            self.seen.correct_table(next(iter(missing)), next(iter(extra)))
 
     def _pin_misread(self, laid: Counter) -> None:
         """After a change by hand the round says which cards lie on the table. Where exactly one

@@ -89,8 +89,11 @@ class ObservedRound:
         # with the engine's state if the turn is refused
         self._face_changes: list[tuple[Slot, Card]] = []
         self.targets: dict[int, int] = {}  # turns played -> the target seen before the next one
-        self.unseen: Counter = Counter()  # table cards turned from the deck whose faces were never seen (guesses)
-        self._unseen_from: list[tuple[Card, int]] = []  # each guess and the turn that turned it
+        # table cards turned from the deck whose faces were never seen (guesses): by a refill
+        # (R4.6) or by a Shifter (R6.3, a move tapped in, or the card never read)
+        self.unseen: Counter = Counter()
+        self._unseen_from: list[tuple[Card, int]] = []  # each refill's guess and the turn that turned it
+        self._shifted_unseen: list[tuple[Card, int]] = []  # each Shifter's guess and the turn that used it
         self._reset()
 
     # -- the guessed deal ------------------------------------------------------------------
@@ -98,6 +101,7 @@ class ObservedRound:
     def _reset(self) -> None:
         self.unseen = Counter()
         self._unseen_from = []
+        self._shifted_unseen = []
         n = len(self.players)
         hidden = sorted((Counter(numeric_cards(self.colours)) - Counter(self.initial_table)).elements(), key=_order)
         solver = _Solver()
@@ -223,20 +227,25 @@ class ObservedRound:
         return None
 
     def _apply_late(self, observed: ObservedTurn) -> None:
-        """A refill card the camera never saw is now known (from the sum that took it): the turn
-        that turned it gets its face, and the round is replayed."""
+        """A card turned from the deck that the camera never saw is now known (from the sum that
+        took it): the turn that turned it (its refill, or its Shifter) gets its face, and the round
+        is replayed."""
         saved = list(self.turns)
         turns = list(saved)
-        origins = list(self._unseen_from)
+        origins, shifts = list(self._unseen_from), list(self._shifted_unseen)
         for guess, card in observed.late:
             match = next((o for o in origins if o[0] == guess), None)
-            if match is None:
+            shift = next((o for o in shifts if o[0] == guess), None) if match is None else None
+            if match is None and shift is None:
                 raise RuleError(
                     "R4.6", f"{guess.name} is not a card of the table that was never seen", code="bad_refill"
                 )
-            origins.remove(match)
-            k = match[1]
-            turns[k] = replace(turns[k], table_reveals=turns[k].table_reveals + (card,))
+            if match is not None:
+                origins.remove(match)
+                turns[match[1]] = replace(turns[match[1]], table_reveals=turns[match[1]].table_reveals + (card,))
+            else:
+                shifts.remove(shift)
+                turns[shift[1]] = replace(turns[shift[1]], shifted=card)
         try:
             self.rebuild(turns)
         except RuleError:
@@ -261,6 +270,7 @@ class ObservedRound:
         draws_before = len(rnd.draws)
         tweak_before = rnd.tweak_pos
         backs_before, deck_before = dict(self._solver.backs), rnd.deck
+        guesses_before = (Counter(self.unseen), list(self._shifted_unseen))
         pushed = False
         tweak_fixed = None
         outer_changes, self._face_changes = self._face_changes, []
@@ -294,6 +304,7 @@ class ObservedRound:
                 self._set_back(position, deck_before[position].back)
             if tweak_fixed is not None:
                 self._undo_tweak_use(*tweak_fixed)
+            self.unseen, self._shifted_unseen = guesses_before
             raise
         finally:
             self._face_changes = outer_changes
@@ -328,9 +339,11 @@ class ObservedRound:
             off_table = Counter(play.take) - Counter(rnd.table)
             if sum(off_table.values()) == 1:
                 shifted = next(iter(off_table))
-        if shifted is None:
+        if shifted is None:  # not seen: the guess stands (pinned), and it is a guess
             self._solver.pinned.add(top)
             pins.append(top)
+            self.unseen[self._solver.faces[top]] += 1
+            self._shifted_unseen.append((self._solver.faces[top], len(self.turns)))
         else:
             self._reveal([top], shifted, "R6.3", "the deck's top card", pins)
 
