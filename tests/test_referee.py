@@ -1078,6 +1078,33 @@ def test_a_discard_while_a_t_card_nobody_was_seen_to_win_lies_face_up_is_asked()
     assert [e.kind for e in events if e.kind == "question"] == []
 
 
+@pytest.mark.parametrize("with_next", [False, True], ids=["refill alone", "refill and the next card at once"])
+def test_a_tweak_settled_before_its_refill_has_the_refill_named_by_the_next_cards_seen(with_next: bool) -> None:
+    """Ben's TWEAK (2 + 3 + 4, R4.2) is settled from a still view of the emptied table, before its
+    2 refill cards are turned (R4.6): they are guessed. The next cards seen are those 2: named so,
+    Ana's discard after them is published as sure (the refill cards were taken for two discards,
+    each asked, and the next ones went wrong). The refill and Ana's card seen at once (3 cards for
+    2 guesses) cannot be told apart: nothing is named, and every move is asked."""
+    red2, green3, yellow4, orange4, green1, red1, yellow5 = _cards(
+        "red-2", "green-3", "yellow-4", "orange-4", "green-1", "red-1", "yellow-5"
+    )
+    referee = Referee(["Ana", "Ben"], 0)
+    tables = [[red2, green3], [red2, green3, yellow4], [], []]
+    tables += [] if with_next else [[orange4, green1]] * 2
+    tables += [[orange4, green1, red1]] * 2 + [[orange4, green1, red1, yellow5]]
+    moves = []
+    for t, cards in enumerate(tables):
+        events = referee.see(_view(t, cards))
+        moves += [(e.data.get("discard"), e.data["asked"]) for e in events if e.kind == "move"]
+        if t == 3:
+            assert referee.seen.unseen.total() == 2  # the refill, guessed
+    if with_next:
+        assert moves[0] == (None, False) and moves[1:] and all(asked for _, asked in moves[1:])
+    else:
+        assert moves == [(None, False), ("red-1", False)]
+        assert Counter(referee.seen.round.table) == Counter([orange4, green1, red1]) and not referee.seen.unseen
+
+
 def test_a_guessed_refill_card_a_sum_took_is_a_guess_no_more() -> None:
     """Ben's TWEAK (R4.2) is seen with one of its 2 refill cards (R4.6): the other's face is a
     guess, on the table. Ana's sum takes that card as guessed (asked, and answered so): off the

@@ -257,7 +257,7 @@ class Referee:
         self._view = view
         events: list[Event] = []
         self._see(view, events, depth=0)
-        if rnd.is_over():
+        if self.seen.round.is_over():  # (the round is rebuilt when a guessed card is named)
             events += self._round_over()
         return events
 
@@ -315,6 +315,7 @@ class Referee:
     def _see(self, view: TableView, events: list[Event], depth: int) -> None:
         seen = self.seen
         assert seen is not None
+        self._name_refill(view)
         rnd = seen.round
         p = rnd.to_move
         if p is None or depth > 3:
@@ -425,6 +426,30 @@ class Referee:
             return
         pending.arrivals = arrivals
         pending.last_target = view.target
+
+    def _name_refill(self, view: TableView) -> None:
+        """The cards a refill turns onto the table come before any card of the next turn (R4.6):
+        a TWEAK settled from a view of the table emptied, before its 2 cards were turned (none of
+        them seen, so guessed, ``ObservedRound.unseen``; or a TWEAK tapped in), has them named by
+        the next cards seen, as many as are guessed or fewer, before any card of the next turn;
+        more cards than that at once (the next player's laid too) are left to the questions.
+        Where the rules refuse it, nothing changes."""
+        seen = self.seen
+        # (a refill seen in part was turned in full: its other card was missed, and a card seen
+        # later is the next turn's)
+        if not seen.turns or seen.turns[-1].table_reveals or self.pending.arrivals:
+            return
+        guessed = seen.turned_unseen(len(seen.turns) - 1) - view.cards
+        new = view.cards - Counter(seen.round.table)
+        if new.total() > guessed.total():
+            return
+        while guessed and new:  # (one at a time: the round rebuilt may guess the others anew)
+            try:
+                seen.correct_table(min(guessed, key=repr), min(new, key=repr))
+            except RuleError:
+                return
+            guessed = seen.turned_unseen(len(seen.turns) - 1) - view.cards
+            new = view.cards - Counter(seen.round.table)
 
     def _follow_unread(self, view: TableView, near: float) -> bool:
         """Follow the cards in the centre read as no face (``_unread_since``); True when the move

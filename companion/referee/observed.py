@@ -226,6 +226,12 @@ class ObservedRound:
             return err
         return None
 
+    def turned_unseen(self, index: int) -> Counter:
+        """The guesses among the cards turn ``index`` (0-based) turned from the deck onto the table
+        (its refill, R4.6, or its Shifter's card, R6.3) that still lie there."""
+        turned = Counter(card for card, k in [*self._unseen_from, *self._shifted_unseen] if k == index)
+        return turned & self.unseen
+
     def _apply_late(self, observed: ObservedTurn) -> None:
         """A card turned from the deck that the camera never saw is now known (from the sum that
         took it): the turn that turned it (its refill, or its Shifter) gets its face, and the round
