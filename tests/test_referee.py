@@ -417,6 +417,59 @@ def _placed(time: float, cards: list[tuple[str, float, float]], target: int) -> 
     return TableView(time, centre, target, False, [Counter(), Counter()], [0, 0])
 
 
+def test_a_stolen_card_and_the_hand_card_first_seen_together_are_asked_which_is_which() -> None:
+    """Ben wins a Thief with a TWEAK (R4.2) and uses it on a later turn (R6.1): Ana's card goes
+    onto the table, Ben lays his own, and the camera first sees the two together (yellow-1, red-3),
+    then his sum 3 + 1 + 4 = 8. Which card was stolen is not seen: both readings are offered and
+    the move is asked (it was published as sure, the card that sorted first taken as stolen)."""
+    referee = Referee(["Ana", "Ben"], 0)
+    face_up, face_down = SeenTweak(TweakKind.THIEF, (300.0, 200.0), 1), SeenTweak(None, (300.0, 200.0), 1)
+
+    def seen(time: float, cards: list[tuple[str, float]], target: int, tweak: SeenTweak | None = None) -> list[Event]:
+        centre = [SeenCard(Card.parse(name), (x, 0.0)) for name, x in cards]
+        held = [Counter(), Counter({TweakKind.THIEF: 1}) if tweak is face_up else Counter()]
+        used = [0, 1 if tweak is face_down else 0]
+        return referee.see(TableView(time, centre, target, False, held, used, tweaks=[tweak] if tweak else []))
+
+    seen(0, [("red-2", 0), ("green-3", 100)], 9)
+    seen(1, [("red-2", 0), ("green-3", 100), ("yellow-4", 200)], 9)
+    refill = [("orange-4", 300), ("green-1", 400)]
+    for time, cards in enumerate(([*refill], [*refill, ("red-1", 500)], [*refill, ("red-1", 500)]), 2):
+        seen(time, cards, 8, face_up)  # (Ana discards red-1)
+    seen(5, [*refill, ("red-1", 500), ("yellow-1", 600), ("red-3", 700)], 8, face_down)
+    events = seen(6, [("green-1", 400), ("red-1", 500)], 7, face_down)
+    question = next(e for e in events if e.kind == "question")
+    assert question.data["reason"] == "several readings fit"
+    stolen = {(r["tweak"]["stolen"], r["sum"]["hand"]) for r in question.data["readings"]}
+    assert stolen == {("yellow-1", "red-3"), ("red-3", "yellow-1")}
+    assert [e.data["asked"] for e in events if e.kind == "move"] == [True]
+
+
+def test_a_refill_card_where_a_card_laid_in_doubt_lay_is_no_re_reading_of_it() -> None:
+    """Ben lays yellow-4, read in doubt (0.5), and takes red-2 and green-3 with it (a TWEAK,
+    4 + 2 + 3 = 9, R4.2); the refill turns up green-1 where yellow-4 lay, and orange-4 (R4.6),
+    the deck's target showing 9 still. Cards were picked up, so green-1 read surely there is a
+    card of its own, not a surer look at yellow-4: the TWEAK is asked (its doubtful card), and
+    Ana's discard after it is published (taken for a re-read, the TWEAK was lost: green-1 was
+    read as Ben's discard, refused, and no move followed; every enrolled deck, seed 2044)."""
+
+    def seen(time: float, cards: list[tuple[str, float, float]], target: int = 9) -> list[Event]:
+        centre = [SeenCard(Card.parse(name), (x, 0.0), c) for name, x, c in cards]
+        return referee.see(TableView(time, centre, target, False, [Counter(), Counter()], [0, 0]))
+
+    referee = Referee(["Ana", "Ben"], 0)
+    seen(0, [("red-2", 0, 1.0), ("green-3", 100, 1.0)])
+    seen(1, [("red-2", 0, 1.0), ("green-3", 100, 1.0), ("yellow-4", 200, 0.5)])
+    refilled = [("green-1", 200, 1.0), ("orange-4", 300, 1.0)]
+    events = seen(2, refilled) + seen(3, refilled) + seen(4, [*refilled, ("red-1", 400, 1.0)])
+    events += seen(5, [*refilled, ("red-1", 400, 1.0)], 7) + seen(
+        6, [*refilled, ("red-1", 400, 1.0), ("yellow-5", 500, 1.0)], 7
+    )
+    moves = [(e.data.get("sum"), e.data.get("discard"), e.data["asked"]) for e in events if e.kind == "move"]
+    assert moves == [({"hand": "yellow-4", "take": ["green-3", "red-2"]}, None, True), (None, "red-1", False)]
+    assert Counter(referee.seen.round.table) == Counter(_cards("green-1", "orange-4", "red-1"))
+
+
 def test_a_doubtful_card_read_again_as_another_as_the_target_changes_is_still_a_doubt() -> None:
     """Ana lays green-5 (read in doubt) by green-4, takes green-4 (a TWEAK, R4.2), and the refill
     turns up green-4's twin and green-1 where green-5 lay, as she draws (9 -> 7). green-1 read
@@ -1255,6 +1308,24 @@ def test_a_discard_read_in_doubt_is_settled_only_by_a_card_the_deck_has_no_copy_
     moves = [e.data for e in events if e.kind == "move"]
     assert [(m["turn"], m.get("discard")) for m in moves] == [("Ben", "orange-5")]
     assert moves[0]["asked"] is asked
+
+
+@pytest.mark.parametrize(("dealt", "asked"), [(1.0, False), (0.5, True)], ids=["dealt surely", "dealt in doubt"])
+def test_a_card_read_surely_then_in_doubt_where_it_lies_keeps_its_sure_reading(dealt: float, asked: bool) -> None:
+    """Ana deals red-2 (read at ``dealt``) and green-4 (target 6); Ben lays yellow-4 and takes
+    red-2 (4 + 2, R4.1), which the view before the sum reads again, where it lay, as red-2 but in
+    doubt (0.55, orange-2 next). A card that has not moved keeps its surest reading: read surely
+    at the deal, the move is played as sure; dealt in doubt, it is asked."""
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_placed(0, [("red-2", 0, dealt), ("green-4", 100, 1.0)], 6))
+    red2 = SeenCard(Card.parse("red-2"), (0.0, 0.0), 0.55, (Card.parse("orange-2"),), (0.44,))
+    laid = [red2, SeenCard(Card.parse("green-4"), (100.0, 0.0)), SeenCard(Card.parse("yellow-4"), (200.0, 0.0))]
+    referee.see(TableView(1, laid, 6, False, [Counter(), Counter()], [0, 0]))
+    events = referee.see(_placed(2, [("green-4", 100, 1.0)], 9))
+    moves = [e.data for e in events if e.kind == "move"]
+    assert [(m["turn"], m["sum"], m["asked"]) for m in moves] == [
+        ("Ben", {"hand": "yellow-4", "take": ["red-2"]}, asked)
+    ]
 
 
 @pytest.mark.parametrize("confirmed", [False, True])

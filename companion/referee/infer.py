@@ -77,6 +77,7 @@ class _Pending:
     draws: int = 0
     drawn_targets: list[int] = field(default_factory=list)  # the target after each draw counted this turn
     unread: bool = False  # a card the camera could not read as a face lies in the centre (not there at the deal)
+    batches: list[int] = field(default_factory=list)  # where each view's new cards begin in ``arrivals``
 
     @property
     def seen(self) -> Counter:
@@ -293,6 +294,8 @@ class Referee:
         if view.target is not None:
             self.seen.observe_target(view.target)
         self._doubtful_deal = {s.card: s.alternatives for s in view.centre if s.confidence < self.doubt_below}
+        # (the dealt cards' readings are remembered where they lie, as every view's: _steady_readings)
+        self._readings_at = [[s.position, s.card, s.confidence] for s in view.centre]
         self._unread_at_deal = list(view.unread)
         # (more cards were seen before: the deal itself may have gone by, with a move or more after
         # it; every move is asked until the round is changed by hand)
@@ -424,6 +427,8 @@ class Referee:
             self._commit_discard(events, after, unsure, drawn=True)
             self._see(view, events, depth + 1)
             return
+        if new:  # (the cards seen given up come first: those of them laid now are a batch of their own)
+            pending.batches += [len(pending.arrivals), len(pending.arrivals) + len(first)]
         pending.arrivals = arrivals
         pending.last_target = view.target
 
@@ -566,6 +571,9 @@ class Referee:
                 continue
             kept.append(match)
             if seen.card == match[1]:
+                if seen.confidence < self.doubt_below <= match[2] and not (table - view.cards - Counter([match[1]])):
+                    # read again as the card read surely there, but in doubt: the sure reading stands
+                    view.centre[i] = replace(seen, confidence=match[2])
                 match[2] = max(match[2], seen.confidence)
             elif seen.confidence < self.doubt_below <= match[2] and not (table - view.cards - Counter([match[1]])):
                 # (only while the rest of the table is still there: after a sum a refill card may
@@ -579,8 +587,11 @@ class Referee:
                 # a doubtful reading gives way to a surer one; a sure one only to one clearly surer
                 # (two sure readings that differ are a doubt: a refill card can lie where a card
                 # laid this turn was picked up, while the twin of the card it took still shows)
+                # (once cards were picked up, a refill card can lie where a card laid in doubt was:
+                # a surer reading there is then a card of its own, not a re-read)
                 reread = seen.confidence > match[2] and (
-                    match[2] < self.doubt_below or (untouched and seen.confidence >= match[2] + REREAD_MARGIN)
+                    (match[2] < self.doubt_below and untouched)
+                    or (untouched and seen.confidence >= match[2] + REREAD_MARGIN)
                 )
                 arrivals = self.pending.arrivals
                 if reread and old in arrivals and seen.card not in arrivals:
@@ -684,29 +695,49 @@ class Referee:
             seats.append(match[1] if match else None)
         return seats
 
+    def _effect_splits(self) -> list[tuple[list[Card], list[Card]]]:
+        """The cards laid this turn split into the used T! card's effects, which come first (the
+        stolen card, the one turned up, the cards given, R6), and the rest. Where cards first seen
+        in the same view straddle that split, which came first is not known: each way."""
+        arrivals = self.pending.arrivals
+        k = self._effects_expected(self.pending.flip)
+        splits = [(arrivals[:k], arrivals[k:])]
+        starts = sorted({0, *(b for b in self.pending.batches if b < len(arrivals))})
+        if not 0 < k < len(arrivals) or k in starts:
+            return splits
+        first = max(b for b in starts if b < k)  # the batch that straddles the split
+        last = min([b for b in starts if b > k] + [len(arrivals)])
+        batch = arrivals[first:last]
+        for chosen in itertools.combinations(range(len(batch)), k - first):
+            effects = arrivals[:first] + [batch[i] for i in chosen]
+            rest = [c for i, c in enumerate(batch) if i not in chosen] + arrivals[last:]
+            if all(Counter(effects) != Counter(e) for e, _ in splits):
+                splits.append((effects, rest))
+        return splits
+
     def _readings(self, view: TableView, refill: list[Card], gone: Counter, gained: TweakKind | None) -> list[Reading]:
         rnd = self.seen.round
         p = rnd.to_move
         pending = self.pending
-        k = self._effects_expected(pending.flip)
-        effects, rest = pending.arrivals[:k], pending.arrivals[k:]
-        # the hand card is a card laid this turn; only when none was seen can it be any card picked up
-        hands = [c for c in rest if gone[c]] or list(gone)
         readings: list[Reading] = []
-        for hand in dict.fromkeys(hands):
-            taken = gone - Counter([hand])
-            if not taken:
-                continue
-            play = Sum(hand, tuple(sorted(taken.elements(), key=lambda c: (c.colour.value, c.value))))
-            for use, extra in self._tweak_options(effects, pending.shifted_target):
-                observed = ObservedTurn(
-                    Turn(p, play, use),
-                    table_reveals=tuple(refill),
-                    tweak_won=gained,
-                    target_after=view.target,
-                    **extra,
-                )
-                readings.append(Reading(observed, self.seen.check(observed)))
+        for effects, rest in self._effect_splits():
+            # the hand card is a card laid this turn; only when none was seen can it be any card picked up
+            hands = [c for c in rest if gone[c]] or list(gone)
+            for hand in dict.fromkeys(hands):
+                taken = gone - Counter([hand])
+                if not taken:
+                    continue
+                play = Sum(hand, tuple(sorted(taken.elements(), key=lambda c: (c.colour.value, c.value))))
+                for use, extra in self._tweak_options(effects, pending.shifted_target):
+                    observed = ObservedTurn(
+                        Turn(p, play, use),
+                        table_reveals=tuple(refill),
+                        tweak_won=gained,
+                        target_after=view.target,
+                        **extra,
+                    )
+                    if all(turn_key(r.observed.turn) != turn_key(observed.turn) for r in readings):
+                        readings.append(Reading(observed, self.seen.check(observed)))
         return readings
 
     def _gained(self, view: TableView) -> TweakKind | None:
@@ -806,14 +837,14 @@ class Referee:
         ``drawn``: settled because the next player plays, so its player has drawn."""
         rnd = self.seen.round
         pending = self.pending
-        k = self._effects_expected(pending.flip)
-        effects, rest = pending.arrivals[:k], pending.arrivals[k:]
-        readings = []
+        readings: list[Reading] = []
         mover = rnd.to_move  # checking a reading rebuilds the round: ``rnd`` is not current after it
-        for card in candidates or dict.fromkeys(rest[:1] or pending.arrivals[-1:]):
-            for use, extra in self._tweak_options(effects, pending.shifted_target, discard=True):
-                observed = ObservedTurn(Turn(mover, Discard(card), use), target_after=target_after, **extra)
-                readings.append(Reading(observed, self.seen.check(observed)))
+        for effects, rest in self._effect_splits():
+            for card in candidates or dict.fromkeys(rest[:1] or pending.arrivals[-1:]):
+                for use, extra in self._tweak_options(effects, pending.shifted_target, discard=True):
+                    observed = ObservedTurn(Turn(mover, Discard(card), use), target_after=target_after, **extra)
+                    if all(turn_key(r.observed.turn) != turn_key(observed.turn) for r in readings):
+                        readings.append(Reading(observed, self.seen.check(observed)))
         return self._decide(readings, events, "discard", unexplained, drawn)
 
     def _decide(
