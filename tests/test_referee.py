@@ -445,6 +445,33 @@ def test_a_stolen_card_and_the_hand_card_first_seen_together_are_asked_which_is_
     assert [e.data["asked"] for e in events if e.kind == "move"] == [True]
 
 
+@pytest.mark.parametrize("shown", [True, False], ids=["face up, kind in doubt", "not seen"])
+def test_a_t_card_read_face_up_in_doubt_was_not_used_while_it_lies_there(shown: bool) -> None:
+    """Ben wins a T! card with a TWEAK (R4.2); the camera reads it face up in front of him, but
+    its kind only in doubt (0.5: an art it does not know). A T! card used is turned face down
+    (R4.5): still face up, it was not used, so Ben's discard is published. Not seen there at all,
+    he may have used it unseen: asked."""
+    referee = Referee(["Ana", "Ben"], 0)
+    doubtful = SeenTweak(TweakKind.JOKER, (300.0, 200.0), 1, 0.5)
+
+    def seen(time: float, cards: list[tuple[str, float]], target: int) -> list[Event]:
+        centre = [SeenCard(Card.parse(name), (x, 0.0)) for name, x in cards]
+        tweaks = [doubtful] if shown and time >= 2 else []
+        held = [Counter(), Counter({TweakKind.JOKER: 1}) if tweaks else Counter()]
+        return referee.see(TableView(time, centre, target, False, held, [0, 0], tweaks=tweaks))
+
+    seen(0, [("red-2", 0), ("green-3", 100)], 9)
+    seen(1, [("red-2", 0), ("green-3", 100), ("yellow-4", 200)], 9)
+    refill = [("orange-4", 300), ("green-1", 400)]
+    tables = [refill, [*refill, ("red-1", 500)], [*refill, ("red-1", 500)], [*refill, ("red-1", 500), ("red-3", 600)]]
+    tables += [[*refill, ("red-1", 500), ("red-3", 600)], [*refill, ("red-1", 500), ("red-3", 600), ("yellow-2", 700)]]
+    events = [e for time, cards in enumerate(tables, 2) for e in seen(time, cards, 8)]
+    ben = [e for e in events if e.kind == "move" and e.data["turn"] == "Ben" and "discard" in e.data]
+    assert [(e.data["discard"], e.data["asked"]) for e in ben] == [("red-3", not shown)]
+    reasons = [e.data["reason"] for e in events if e.kind == "question"]
+    assert ("holds a T! card the camera cannot read" in reasons) is not shown
+
+
 def test_a_refill_card_where_a_card_laid_in_doubt_lay_is_no_re_reading_of_it() -> None:
     """Ben lays yellow-4, read in doubt (0.5), and takes red-2 and green-3 with it (a TWEAK,
     4 + 2 + 3 = 9, R4.2); the refill turns up green-1 where yellow-4 lay, and orange-4 (R4.6),

@@ -964,12 +964,22 @@ class Referee:
         return True
 
     def _holds_unread_tweak(self, seat: int | None) -> bool:
-        """Whether ``seat`` holds more T! cards than the last views read surely face up in front of it."""
+        """Whether ``seat`` holds more T! cards than the last views read surely face up in front of
+        it, and may have used one unseen: fewer read face up there (of any kind) than it holds, or
+        one turned face down."""
         if seat is None or self.seen is None:
             return False
         # (the one turned face down this turn is being used: the camera saw it go)
         held = len(self.seen.round.tweaks_held[seat]) - (self.pending.flip is not None)
-        return held > max((sure[seat] for sure in self._sure_held if seat < len(sure)), default=0)
+        if held <= max((sure[seat] for sure in self._sure_held if seat < len(sure)), default=0):
+            return False
+        # read face up there in each of the last views, whatever their kinds, and none turned face
+        # down: none was used (a T! card used is turned face down, R4.5; a kind the camera cannot
+        # name does not hide that)
+        views = [*self._last_held[-2:], self._view.held] if self._view is not None else []
+        shown = min((sum(h[seat].values()) for h in views if seat < len(h)), default=0)
+        turned = self._view is not None and self._view.used[seat] > len(self.seen.round.tweaks_used[seat])
+        return shown < held or turned
 
     def _settled_by_the_rules(self, card: Card, valid: list[Reading]) -> bool:
         """Whether a card read in doubt is sure once the one reading that fits is known: what its
