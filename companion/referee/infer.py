@@ -444,7 +444,7 @@ class Referee:
         # later is the next turn's)
         if not seen.turns or seen.turns[-1].table_reveals or self.pending.arrivals:
             return
-        guessed = seen.turned_unseen(len(seen.turns) - 1) - view.cards
+        guessed = seen.refill_unseen(len(seen.turns) - 1) - view.cards
         new = view.cards - Counter(seen.round.table)
         if new.total() > guessed.total():
             return
@@ -453,7 +453,7 @@ class Referee:
                 seen.correct_table(min(guessed, key=repr), min(new, key=repr))
             except RuleError:
                 return
-            guessed = seen.turned_unseen(len(seen.turns) - 1) - view.cards
+            guessed = seen.refill_unseen(len(seen.turns) - 1) - view.cards
             new = view.cards - Counter(seen.round.table)
 
     def _follow_unread(self, view: TableView, near: float) -> bool:
@@ -589,9 +589,10 @@ class Referee:
                 # laid this turn was picked up, while the twin of the card it took still shows)
                 # (once cards were picked up, a refill card can lie where a card laid in doubt was:
                 # a surer reading there is then a card of its own, not a re-read)
-                reread = seen.confidence > match[2] and (
-                    (match[2] < self.doubt_below and untouched)
-                    or (untouched and seen.confidence >= match[2] + REREAD_MARGIN)
+                reread = (
+                    untouched
+                    and seen.confidence > match[2]
+                    and (match[2] < self.doubt_below or seen.confidence >= match[2] + REREAD_MARGIN)
                 )
                 arrivals = self.pending.arrivals
                 if reread and old in arrivals and seen.card not in arrivals:

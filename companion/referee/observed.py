@@ -226,11 +226,10 @@ class ObservedRound:
             return err
         return None
 
-    def turned_unseen(self, index: int) -> Counter:
+    def refill_unseen(self, index: int) -> Counter:
         """The guesses among the cards turn ``index`` (0-based) turned from the deck onto the table
-        (its refill, R4.6, or its Shifter's card, R6.3) that still lie there."""
-        turned = Counter(card for card, k in [*self._unseen_from, *self._shifted_unseen] if k == index)
-        return turned & self.unseen
+        by its refill (R4.6) that still lie there."""
+        return Counter(card for card, k in self._unseen_from if k == index) & self.unseen
 
     def _apply_late(self, observed: ObservedTurn) -> None:
         """A card turned from the deck that the camera never saw is now known (from the sum that
