@@ -1255,6 +1255,22 @@ def test_the_card_a_shifter_turned_up_is_named_from_the_view_after_a_move_tapped
     assert moves == ([("yellow-1", False)] if named else [("yellow-1", True), ("yellow-5", True)])
 
 
+def test_a_turn_the_rules_refuse_leaves_no_guess_behind() -> None:
+    """Ana's TWEAK (R4.2) is pushed with its refill unseen (2 guesses) and a second Bomb won, which
+    the classic pile does not hold (R1.4): refused, and the guesses its refill made are gone with
+    it (they stayed on: guesses of a turn never played)."""
+    red2, green3, yellow4, orange4, green1, green4 = _cards(
+        "red-2", "green-3", "yellow-4", "orange-4", "green-1", "green-4"
+    )
+    seen = ObservedRound(NAMES[:2], 0, None, Edition.CLASSIC, (red2, green3))
+    seen.observe_target(9)
+    seen.push(ObservedTurn(Turn(1, Sum(yellow4, (red2, green3))), (orange4, green1), tweak_won=TweakKind.BOMB))
+    seen.observe_target(9)
+    with pytest.raises(RuleError, match="no bomb is left"):
+        seen.push(ObservedTurn(Turn(0, Sum(green4, (orange4, green1))), tweak_won=TweakKind.BOMB))
+    assert not seen.unseen and seen.refill_unseen(1) == Counter() and not seen._unseen_from
+
+
 def test_checking_a_move_leaves_the_guessed_table_as_it_was() -> None:
     """``ObservedRound.check`` tries a move and leaves the round as it was: the refill cards never
     seen keep the faces guessed for them. (Tried by pushing and popping, the round was rebuilt from

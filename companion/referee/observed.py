@@ -275,7 +275,7 @@ class ObservedRound:
         draws_before = len(rnd.draws)
         tweak_before = rnd.tweak_pos
         backs_before, deck_before = dict(self._solver.backs), rnd.deck
-        guesses_before = (Counter(self.unseen), list(self._shifted_unseen))
+        guesses_before = (Counter(self.unseen), list(self._unseen_from), list(self._shifted_unseen))
         pushed = False
         tweak_fixed = None
         outer_changes, self._face_changes = self._face_changes, []
@@ -309,7 +309,7 @@ class ObservedRound:
                 self._set_back(position, deck_before[position].back)
             if tweak_fixed is not None:
                 self._undo_tweak_use(*tweak_fixed)
-            self.unseen, self._shifted_unseen = guesses_before
+            self.unseen, self._unseen_from, self._shifted_unseen = guesses_before
             raise
         finally:
             self._face_changes = outer_changes
