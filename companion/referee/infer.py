@@ -11,7 +11,6 @@ a :class:`Question` with the readings ranked, none makes a refusal that cites th
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import math
 from collections import Counter
@@ -218,10 +217,23 @@ class Referee:
             return
         table = Counter(self.seen.round.table)
         extra, missing = self._view.cards - table - laid, (self.seen.unseen & table) - self._view.cards
-        if extra.total() != 1 or missing.total() != 1:
-            return
-        with contextlib.suppress(RuleError):
-            self.seen.correct_table(next(iter(missing)), next(iter(extra)))
+        if extra.total() == 1 and missing.total() == 1:
+            self._name_from_view(self._view, lambda: self.seen.unseen, laid)
+
+    def _name_from_view(self, view: TableView, guesses: Callable[[], Counter], laid: Counter) -> None:
+        """Name the guessed table cards (``guesses()``) out of ``view`` by the cards in it on no
+        table of the round and not ``laid`` this turn, one at a time (the round rebuilt by a
+        naming may guess the others anew), through ``correct_table``; a naming the rules refuse
+        ends it, nothing changed."""
+        while True:
+            guessed = (guesses() & Counter(self.seen.round.table)) - view.cards
+            new = view.cards - Counter(self.seen.round.table) - laid
+            if not guessed or not new:
+                return
+            try:
+                self.seen.correct_table(min(guessed, key=repr), min(new, key=repr))
+            except RuleError:
+                return
 
     def _pin_misread(self, laid: Counter) -> None:
         """After a change by hand the round says which cards lie on the table. Where exactly one
@@ -446,15 +458,8 @@ class Referee:
             return
         guessed = seen.refill_unseen(len(seen.turns) - 1) - view.cards
         new = view.cards - Counter(seen.round.table)
-        if new.total() > guessed.total():
-            return
-        while guessed and new:  # (one at a time: the round rebuilt may guess the others anew)
-            try:
-                seen.correct_table(min(guessed, key=repr), min(new, key=repr))
-            except RuleError:
-                return
-            guessed = seen.refill_unseen(len(seen.turns) - 1) - view.cards
-            new = view.cards - Counter(seen.round.table)
+        if new.total() <= guessed.total():
+            self._name_from_view(view, lambda: seen.refill_unseen(len(seen.turns) - 1), Counter())
 
     def _follow_unread(self, view: TableView, near: float) -> bool:
         """Follow the cards in the centre read as no face (``_unread_since``); True when the move
@@ -737,9 +742,14 @@ class Referee:
                         target_after=view.target,
                         **extra,
                     )
-                    if all(turn_key(r.observed.turn) != turn_key(observed.turn) for r in readings):
-                        readings.append(Reading(observed, self.seen.check(observed)))
+                    self._add_reading(readings, observed)
         return readings
+
+    def _add_reading(self, readings: list[Reading], observed: ObservedTurn) -> None:
+        """``observed`` checked and added to ``readings``, unless a reading of the same move is
+        there (the ways of splitting a turn's cards can give one move twice)."""
+        if all(turn_key(r.observed.turn) != turn_key(observed.turn) for r in readings):
+            readings.append(Reading(observed, self.seen.check(observed)))
 
     def _gained(self, view: TableView) -> TweakKind | None:
         """The T! card won by this turn's TWEAK (R4.2): the face-up one nobody was seen to win."""
@@ -844,8 +854,7 @@ class Referee:
             for card in candidates or dict.fromkeys(rest[:1] or pending.arrivals[-1:]):
                 for use, extra in self._tweak_options(effects, pending.shifted_target, discard=True):
                     observed = ObservedTurn(Turn(mover, Discard(card), use), target_after=target_after, **extra)
-                    if all(turn_key(r.observed.turn) != turn_key(observed.turn) for r in readings):
-                        readings.append(Reading(observed, self.seen.check(observed)))
+                    self._add_reading(readings, observed)
         return self._decide(readings, events, "discard", unexplained, drawn)
 
     def _decide(
