@@ -23,7 +23,7 @@ from companion.engine.record import turn_line
 from companion.engine.state import Discard, Sum, Turn, TweakUse, UseBomb, UseJoker, UseShifter, UseThief
 
 from .observed import ObservedRound, ObservedTurn
-from .view import LOW_CONFIDENCE, SeenCard, TableView
+from .view import LOW_CONFIDENCE, SeenCard, SeenTweak, TableView
 
 MAX_READINGS = 24
 REREAD_MARGIN = 0.15  # a card laid this turn, read surely, is re-read as another only this much surer
@@ -109,6 +109,8 @@ class Referee:
         self._readings_at: list[list] = []  # [position, card, confidence] of each centre card last seen
         self._view: TableView | None = None
         self._last_held: list[list[Counter]] = []  # each seat's face-up T! cards in the last 3 views
+        self._last_tweaks: list[list[SeenTweak]] = []  # the T! cards read, and where, in the last 3 views
+        self._last_given: list[list] = []  # the cards seen laid in front of a seat in the last 3 views
         self._doubted_tweaks: set[tuple[int, TweakKind]] = set()  # (seat, kind) read face up in doubt
         self._sure_held: list[list[int]] = []  # each seat's T! cards read surely face up, in the last 3 views
         # the cards in view when the round was last changed by hand: one of them that the round as
@@ -267,6 +269,8 @@ class Referee:
         self._steady_readings(view)
         if self._view is not None:
             self._last_held = [*self._last_held[-2:], self._view.held]
+            self._last_tweaks = [*self._last_tweaks[-2:], self._view.tweaks]
+            self._last_given = [*self._last_given[-2:], self._view.given]
         self._view = view
         events: list[Event] = []
         self._see(view, events, depth=0)
@@ -422,6 +426,12 @@ class Referee:
         arrivals = pending.arrivals + first + list((Counter(ordered) - Counter(first)).elements())
         if pending.flip is UseShifter.kind and new and len(pending.arrivals) < 1:
             pending.shifted_target = view.target
+        if len(arrivals) > expected + 1 and pending.flip is None:
+            kind = self._used_unseen(p, len(arrivals))
+            if kind is not None:  # (a use nobody saw turned face down is asked, never sure)
+                pending.flip, pending.flip_doubted = kind, True
+                pending.given = pending.given or self._given_lately(p)
+                expected = self._effects_expected(kind)
         if len(arrivals) > expected + 1:
             # more cards than this turn can lay: the turn was a discard and the next one has begun
             unsure = None
@@ -651,6 +661,84 @@ class Referee:
                 out[seat] = next(iter(held))
         return out
 
+    def _used_unseen(self, seat: int, laid: int) -> TweakKind | None:
+        """The kind of T! card the player may have used unseen to lay more cards than a turn
+        without one lays (one): the one the player's place showed face up until now
+        (``_gone_tweak``), or, for a player holding T! cards the camera does not see at all, the
+        one the cards seen laid in front of other players tell (``_given_up_to``); if it lays
+        cards (a Thief, a Shifter, a Bomb: R6) and no fewer than were laid beside the hand card.
+        None otherwise."""
+        kind = self._gone_tweak(seat, views=1)
+        if kind is None and self.seen.round.tweaks_held[seat]:
+            kind = self._given_up_to(seat)
+        effects = self._effects_expected(kind)
+        return kind if kind is not None and effects and laid <= effects + 1 else None
+
+    def _given_up_to(self, seat: int) -> TweakKind | None:
+        """The T! card that cards seen laid in front of other players lately (``given``) tell:
+        one from each other player holding cards is a Bomb's (R6.4), one alone a Thief's (R6.1;
+        with one other player, a Bomb's where the player holds a Bomb and no Thief)."""
+        rnd = self.seen.round
+        givers = [giver for _, giver in self._given_lately(seat)]
+        others = [i for i, hand in enumerate(rnd.hands) if i != seat and hand]
+        held = rnd.tweaks_held[seat]
+        if len(givers) > 1 and sorted(givers) == others:
+            return TweakKind.BOMB
+        if len(givers) == 1 and givers[0] in others:
+            bomb = others == givers and TweakKind.BOMB in held and TweakKind.THIEF not in held
+            return TweakKind.BOMB if bomb else TweakKind.THIEF
+        return None
+
+    def _given_lately(self, seat: int) -> list[tuple[Card, int]]:
+        """The cards seen laid in front of players other than ``seat`` in the last views (the turn
+        before may have been settled after they were laid), each with its giver."""
+        views = [*self._last_given, self._view.given] if self._view is not None else self._last_given
+        given = dict.fromkeys((card, giver) for view in views for card, giver, _ in view)
+        return [(card, giver) for card, giver in given if giver is not None and giver != seat]
+
+    def _gone_tweak(self, seat: int, views: int) -> TweakKind | None:
+        """The kind of the one T! card of the player's that the last views showed face up in front
+        of them and the latest ``views`` show nowhere near its place, though none was seen turned
+        face down (an art whose T! back the camera does not read): it may have been used unseen
+        (R4.5). Places, not kinds, tell it gone: a kind misread, or a card just won, is no sign."""
+        held = self.seen.round.tweaks_held[seat]
+        if self._view is None or not held:
+            return None
+        shown = [*self._last_tweaks, self._view.tweaks]
+        latest, earlier = shown[-views:], shown[:-views]
+        near = 0.35 * self._view.card_length
+        still = [u.position for tweaks in latest for u in tweaks if u.kind is not None]
+        gone: list[tuple[tuple[float, float], Counter]] = []  # each place left, the kinds read there
+        for tweaks in earlier:
+            for t in tweaks:
+                if t.seat != seat or t.kind is None or any(math.dist(t.position, at) < near for at in still):
+                    continue
+                place = next((g for g in gone if math.dist(g[0], t.position) < near), None)
+                if place is None:
+                    gone.append((t.position, Counter([t.kind])))
+                else:
+                    place[1][t.kind] += 1
+        if len(gone) != 1:
+            return None
+        kinds = [k for k, _ in gone[0][1].most_common() if k in held]
+        if kinds:
+            return kinds[0]
+        return held[0] if len(set(held)) == 1 else None
+
+    def _unseen_use_readings(self, make: Callable[[], list[Reading]]) -> list[Reading]:
+        """``make``'s readings with the T! card the player's place no longer shows used
+        (``_gone_tweak``, in the last two views: one may miss it): a use nobody saw is a reading
+        to offer, never one to take as sure (``_holds_unread_tweak`` asks it)."""
+        pending = self.pending
+        kind = self._gone_tweak(self.seen.round.to_move, views=2) if pending.flip is None else None
+        if kind is None:
+            return []
+        pending.flip, pending.flip_doubted = kind, True
+        try:
+            return make()
+        finally:
+            pending.flip, pending.flip_doubted = None, False
+
     def _effects_expected(self, kind: TweakKind | None) -> int:
         rnd = self.seen.round
         if kind in (TweakKind.THIEF, TweakKind.SHIFTER):
@@ -801,6 +889,7 @@ class Referee:
 
     def _commit_sum(self, view: TableView, refill: list[Card], gone: Counter, events: list[Event]) -> bool:
         readings = self._readings(view, refill, gone, self._gained(view))
+        readings += self._unseen_use_readings(lambda: self._readings(view, refill, gone, self._gained(view)))
         sure = [c for c in refill if c not in self.pending.low]
         if not any(r.error is None for r in readings) and len(sure) < len(refill):
             # a refill card read in doubt is left a guess (asked about when a sum takes it)
@@ -848,13 +937,20 @@ class Referee:
         ``drawn``: settled because the next player plays, so its player has drawn."""
         rnd = self.seen.round
         pending = self.pending
-        readings: list[Reading] = []
         mover = rnd.to_move  # checking a reading rebuilds the round: ``rnd`` is not current after it
-        for effects, rest in self._effect_splits():
-            for card in candidates or dict.fromkeys(rest[:1] or pending.arrivals[-1:]):
-                for use, extra in self._tweak_options(effects, pending.shifted_target, discard=True):
-                    observed = ObservedTurn(Turn(mover, Discard(card), use), target_after=target_after, **extra)
-                    self._add_reading(readings, observed)
+
+        def discards() -> list[Reading]:
+            out: list[Reading] = []
+            for effects, rest in self._effect_splits():
+                for card in candidates or dict.fromkeys(rest[:1] or pending.arrivals[-1:]):
+                    for use, extra in self._tweak_options(effects, pending.shifted_target, discard=True):
+                        observed = ObservedTurn(Turn(mover, Discard(card), use), target_after=target_after, **extra)
+                        self._add_reading(out, observed)
+            return out
+
+        readings = discards()
+        for reading in self._unseen_use_readings(discards):
+            self._add_reading(readings, reading.observed)
         return self._decide(readings, events, "discard", unexplained, drawn)
 
     def _decide(
@@ -979,6 +1075,8 @@ class Referee:
         one turned face down."""
         if seat is None or self.seen is None:
             return False
+        if self.pending.flip is None and self._gone_tweak(seat, views=2) is not None:
+            return True  # (one shown face up there until lately is gone: used unseen, or moved)
         # (the one turned face down this turn is being used: the camera saw it go)
         held = len(self.seen.round.tweaks_held[seat]) - (self.pending.flip is not None)
         if held <= max((sure[seat] for sure in self._sure_held if seat < len(sure)), default=0):
