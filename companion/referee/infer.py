@@ -691,9 +691,19 @@ class Referee:
 
     def _given_lately(self, seat: int) -> list[tuple[Card, int]]:
         """The cards seen laid in front of players other than ``seat`` in the last views (the turn
-        before may have been settled after they were laid), each with its giver."""
-        views = [*self._last_given, self._view.given] if self._view is not None else self._last_given
-        given = dict.fromkeys((card, giver) for view in views for card, giver, _ in view)
+        before may have been settled after they were laid) and gone from there since (to the
+        table, R6.5), each with its giver. (A card lying on there is none: a T! card in front of
+        its holder misread as a number card, say.)"""
+        if self._view is None:
+            return []
+        near = 0.35 * self._view.card_length
+        still = [at for _, _, at in self._view.given]
+        given = dict.fromkeys(
+            (card, giver)
+            for view in self._last_given
+            for card, giver, at in view
+            if not any(math.dist(at, now) < near for now in still)
+        )
         return [(card, giver) for card, giver in given if giver is not None and giver != seat]
 
     def _gone_tweak(self, seat: int, views: int) -> TweakKind | None:
