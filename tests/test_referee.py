@@ -701,6 +701,36 @@ def test_a_player_holding_a_t_card_the_camera_cannot_read_has_each_move_asked(se
     assert question.observed.turn.player == NAMES.index(winner)
 
 
+def test_a_sum_that_makes_the_target_is_not_asked_for_a_t_card_nobody_can_read() -> None:
+    """A player holding T! cards the camera cannot read may use one unseen (R4.5), but not in a
+    sum that makes the target with only the hand card laid: a Joker's would miss it by one, and a
+    Thief's, a Shifter's or a Bomb's card would be laid too (R6.5). Such a sum is not asked; a
+    discard of such a player still is (a Joker used with it shows nothing)."""
+    seen = Counter()
+    for seed in range(16):
+        n = 2 + seed % 5
+        virtual = play_round(NAMES[:n], seed % n, seed)
+        truth = virtual.truth.history
+        referee = Referee(NAMES[:n], seed % n)
+        moves = 0
+        for view in perfect_views(virtual):
+            view = replace(view, tweaks=[], held=[Counter() for _ in range(n)], used=[0] * n)
+            holds = referee.seen is not None and bool(referee.seen.round.tweaks_held[referee.seen.round.to_move or 0])
+            for event in referee.see(view):
+                if event.kind != "move":
+                    continue
+                turn = event.readings[0].observed.turn
+                assert same_turn(turn, truth[moves]) or event.data["asked"], f"seed {seed}: {turn} published as sure"
+                moves += 1
+                if holds and turn.tweak is None:
+                    kind = "sum" if isinstance(turn.play, Sum) else "discard"
+                    seen[kind, event.data["asked"]] += 1
+            if moves and not same_turn(referee.seen.turns[-1].turn, truth[moves - 1]):
+                break
+    assert seen["sum", False] > 0  # sums of T! card holders published without asking
+    assert seen["discard", True] > 0 and not seen["discard", False]  # their discards asked
+
+
 @pytest.mark.parametrize("faces_read", [True, False])
 def test_a_t_card_used_unseen_is_offered_not_taken_for_discards(faces_read: bool) -> None:
     """The camera reads T! faces but not their back (an art it does not know): a T! card used

@@ -1012,7 +1012,10 @@ class Referee:
                 (what == "discard" and self._won_unseen(), "a T! card was won, which a discard does not win (R4.2)"),
                 # a player holding a T! card the camera cannot read (an art it does not know, a
                 # card won unseen) may have used it unseen (R4.5)
-                (self._holds_unread_tweak(seen.round.to_move), "holds a T! card the camera cannot read"),
+                (
+                    self._holds_unread_tweak(seen.round.to_move) and not self._no_use_fits(what, valid),
+                    "holds a T! card the camera cannot read",
+                ),
                 # a refill card never seen is a guess, and a guess rules readings in and out
                 (self._guess_in_play(readings), "a refill card was not seen"),
                 (self._unsynced, "a turn may have gone by unseen"),
@@ -1078,6 +1081,24 @@ class Referee:
         )
         self.pending = _Pending()
         return True
+
+    def _no_use_fits(self, what: str, valid: list[Reading]) -> bool:
+        """Whether no T! card can have been used unseen in this move: a sum that makes the target
+        (a Joker's would miss it by one, R6.2), with no card laid but the hand card and none seen
+        given up to a Thief or a Bomb (their cards go to the table, R6.5; a Shifter's too, R6.3),
+        and no T! card gone from its holder's place. (A discard is no such proof: a Joker used
+        with one changes nothing that can be seen.)"""
+        p = self.seen.round.to_move
+        return (
+            what == "sum"
+            and bool(valid)
+            and all(r.observed.turn.tweak is None for r in valid)
+            and self.pending.flip is None
+            and len(self.pending.arrivals) <= 1
+            and p is not None
+            and not self._given_lately(p)
+            and self._gone_tweak(p, views=2) is None
+        )
 
     def _holds_unread_tweak(self, seat: int | None) -> bool:
         """Whether ``seat`` holds more T! cards than the last views read surely face up in front of
