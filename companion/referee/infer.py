@@ -1102,8 +1102,8 @@ class Referee:
 
     def _holds_unread_tweak(self, seat: int | None) -> bool:
         """Whether ``seat`` holds more T! cards than the last views read surely face up in front of
-        it, and may have used one unseen: fewer read face up there (of any kind) than it holds, or
-        one turned face down."""
+        it, and may have used one unseen: fewer read face up there (of any kind) than it holds, one
+        turned face down, or one gone from its place lately (``_gone_tweak``)."""
         if seat is None or self.seen is None:
             return False
         if self.pending.flip is None and self._gone_tweak(seat, views=2) is not None:
