@@ -23,7 +23,7 @@ from companion.engine.record import turn_line
 from companion.engine.state import Discard, Sum, Turn, TweakUse, UseBomb, UseJoker, UseShifter, UseThief
 
 from .observed import ObservedRound, ObservedTurn
-from .view import LOW_CONFIDENCE, SeenCard, SeenTweak, TableView
+from .view import LOW_CONFIDENCE, SeenCard, TableView
 
 MAX_READINGS = 24
 REREAD_MARGIN = 0.15  # a card laid this turn, read surely, is re-read as another only this much surer
@@ -108,9 +108,7 @@ class Referee:
         self.owners: list[tuple[tuple[float, float], int]] = []  # where each won T! card lies, and whose
         self._readings_at: list[list] = []  # [position, card, confidence] of each centre card last seen
         self._view: TableView | None = None
-        self._last_held: list[list[Counter]] = []  # each seat's face-up T! cards in the last 3 views
-        self._last_tweaks: list[list[SeenTweak]] = []  # the T! cards read, and where, in the last 3 views
-        self._last_given: list[list] = []  # the cards seen laid in front of a seat in the last 3 views
+        self._last_views: list[TableView] = []  # the 3 views before this one (T! cards, cards given)
         self._doubted_tweaks: set[tuple[int, TweakKind]] = set()  # (seat, kind) read face up in doubt
         self._sure_held: list[list[int]] = []  # each seat's T! cards read surely face up, in the last 3 views
         # the cards in view when the round was last changed by hand: one of them that the round as
@@ -268,9 +266,7 @@ class Referee:
         self._assign_seats(view)
         self._steady_readings(view)
         if self._view is not None:
-            self._last_held = [*self._last_held[-2:], self._view.held]
-            self._last_tweaks = [*self._last_tweaks[-2:], self._view.tweaks]
-            self._last_given = [*self._last_given[-2:], self._view.given]
+            self._last_views = [*self._last_views[-2:], self._view]
         self._view = view
         events: list[Event] = []
         self._see(view, events, depth=0)
@@ -650,8 +646,8 @@ class Referee:
             held = Counter(rnd.tweaks_held[seat])
             missing = held - view.held[seat]
             recent = Counter()
-            for held_then in self._last_held:  # what the last views showed face up there (one may miss it)
-                recent |= held_then[seat] if seat < len(held_then) else Counter()
+            for then in self._last_views:  # what the last views showed face up there (one may miss it)
+                recent |= then.held[seat] if seat < len(then.held) else Counter()
             vanished = recent - view.held[seat]
             if len(vanished) == 1:  # the kind seen face up there until now (even if won unseen)
                 out[seat] = next(iter(vanished))
@@ -700,8 +696,8 @@ class Referee:
         still = [at for _, _, at in self._view.given]
         given = dict.fromkeys(
             (card, giver)
-            for view in self._last_given
-            for card, giver, at in view
+            for view in self._last_views
+            for card, giver, at in view.given
             if not any(math.dist(at, now) < near for now in still)
         )
         return [(card, giver) for card, giver in given if giver is not None and giver != seat]
@@ -714,7 +710,7 @@ class Referee:
         held = self.seen.round.tweaks_held[seat]
         if self._view is None or not held:
             return None
-        shown = [*self._last_tweaks, self._view.tweaks]
+        shown = [v.tweaks for v in [*self._last_views, self._view]]
         latest, earlier = shown[-views:], shown[:-views]
         near = 0.35 * self._view.card_length
         still = [u.position for tweaks in latest for u in tweaks if u.kind is not None]
@@ -1115,7 +1111,7 @@ class Referee:
         # read face up there in each of the last views, whatever their kinds, and none turned face
         # down: none was used (a T! card used is turned face down, R4.5; a kind the camera cannot
         # name does not hide that)
-        views = [*self._last_held[-2:], self._view.held] if self._view is not None else []
+        views = [v.held for v in [*self._last_views[-2:], self._view]] if self._view is not None else []
         shown = min((sum(h[seat].values()) for h in views if seat < len(h)), default=0)
         turned = self._view is not None and self._view.used[seat] > len(self.seen.round.tweaks_used[seat])
         return shown < held or turned
