@@ -731,6 +731,27 @@ def test_a_sum_that_makes_the_target_is_not_asked_for_a_t_card_nobody_can_read()
     assert seen["discard", True] > 0 and not seen["discard", False]  # their discards asked
 
 
+def test_a_card_lying_on_in_front_of_a_seat_is_no_card_given_up() -> None:
+    """A card read in front of a seat view after view (a T! card misread as a number card) is
+    not one given up to a Thief or a Bomb (those go on to the table, R6.5): the moves read, and
+    the T! cards read used in them, are those read without it."""
+    lying = (Card(Colour.PURPLE, 6), 0, (1000.0, 900.0))  # (away from where cards are given)
+    for seed in range(16):
+        n = 2 + seed % 5
+        virtual = play_round(NAMES[:n], seed % n, seed)
+        moves = []
+        for extra in ([], [lying]):
+            referee = Referee(NAMES[:n], seed % n)
+            turns = []
+            for view in perfect_views(virtual):
+                view = replace(view, tweaks=[], held=[Counter() for _ in range(n)], used=[0] * n)
+                view = replace(view, given=[*view.given, *extra])
+                events = [e for e in referee.see(view) if e.kind == "move"]
+                turns += [(t.player, t.play, type(t.tweak)) for t in (e.readings[0].observed.turn for e in events)]
+            moves.append(turns)
+        assert moves[0] == moves[1], f"seed {seed}"
+
+
 @pytest.mark.parametrize("faces_read", [True, False])
 def test_a_t_card_used_unseen_is_offered_not_taken_for_discards(faces_read: bool) -> None:
     """The camera reads T! faces but not their back (an art it does not know): a T! card used

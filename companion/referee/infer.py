@@ -388,9 +388,9 @@ class Referee:
             pending.flip = flips[p]
             # a T! card's kind read in doubt (now or when it was won) makes the move a question
             pending.flip_doubted = (p, flips[p]) in self._doubted_tweaks
-        if view.given:
+        if view.given:  # (kept through the turn: a card lying on in front of a seat hides none given before)
             seats = [(card, self._giver_seat(pos, seat, view)) for card, seat, pos in view.given]
-            pending.given = [(card, seat) for card, seat in seats if seat != p]
+            pending.given += [g for g in dict.fromkeys(seats) if g[1] != p and g not in pending.given]
         expected = self._effects_expected(pending.flip)
         if gone:
             if self._commit_sum(view, list(new.elements()), gone, events):
