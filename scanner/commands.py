@@ -64,6 +64,7 @@ def _train(args: argparse.Namespace) -> int:
         varied_share=args.varied_share,
         varied_dark=args.varied_dark,
         varied_backs=args.varied_backs,
+        varied_wide_backs=args.varied_wide_backs,
     )
     from scanner.train.quantize import quantize_classifier
 
@@ -74,10 +75,14 @@ def _train(args: argparse.Namespace) -> int:
 
 VARIED_DARK_HELP = "the share of the varied number cards printed on a near-black ground, the colour in their ink"
 VARIED_BACKS_HELP = "the varied scenes' backs (their target number) and T! backs drawn anew too"
+VARIED_WIDE_BACKS_HELP = (
+    "the share of the varied scenes' backs and T! backs drawn anew the wider way (patterns, plates)"
+)
 
 
 def _varied_problems(args: argparse.Namespace) -> list[tuple[bool, str]]:
-    """``--varied-dark``: a share, and only of varied scenes; ``--varied-backs`` only with them too."""
+    """``--varied-dark`` and ``--varied-wide-backs``: shares, and only of varied scenes; ``--varied-backs``
+    only with them too."""
     return [
         (not 0 <= args.varied_dark <= 1, f"--varied-dark {args.varied_dark}: give a share of the varied cards, 0 to 1"),
         (
@@ -87,6 +92,14 @@ def _varied_problems(args: argparse.Namespace) -> list[tuple[bool, str]]:
         (
             args.varied_backs and args.varied_share == 0,
             "--varied-backs: it draws varied backs; give --varied-share too",
+        ),
+        (
+            not 0 <= args.varied_wide_backs <= 1,
+            f"--varied-wide-backs {args.varied_wide_backs}: give a share of the varied backs, 0 to 1",
+        ),
+        (
+            args.varied_wide_backs > 0 and args.varied_share == 0,
+            f"--varied-wide-backs {args.varied_wide_backs}: it draws varied backs; give --varied-share too",
         ),
     ]
 
@@ -152,6 +165,7 @@ def _fine_tune(args: argparse.Namespace) -> int:
             varied_share=args.varied_share,
             varied_dark=args.varied_dark,
             varied_backs=args.varied_backs,
+            varied_wide_backs=args.varied_wide_backs,
         )
     except ValueError as error:  # a model of another shape, read before any rendering
         print(f"tweak fine-tune: --from {args.base}: {error}", file=sys.stderr)
@@ -590,6 +604,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--varied-dark", type=float, default=0.0, help=VARIED_DARK_HELP)
     p.add_argument("--varied-backs", action="store_true", help=VARIED_BACKS_HELP)
+    p.add_argument("--varied-wide-backs", type=float, default=0.0, help=VARIED_WIDE_BACKS_HELP)
     p.set_defaults(run=_train)
 
     p = sub.add_parser(
@@ -623,6 +638,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--varied-dark", type=float, default=0.0, help=VARIED_DARK_HELP)
     p.add_argument("--varied-backs", action="store_true", help=VARIED_BACKS_HELP)
+    p.add_argument("--varied-wide-backs", type=float, default=0.0, help=VARIED_WIDE_BACKS_HELP)
     p.add_argument("--processes", type=int, default=2)
     p.set_defaults(run=_fine_tune)
 

@@ -124,6 +124,8 @@ def test_the_crops_given_to_train_are_the_recipes_own(tiny_crops):
         ("varied_dark", 1.5, "--varied-dark 1.5: give a share of the varied cards, 0 to 1"),
         ("varied_dark", 0.3, "--varied-dark 0.3: it draws varied cards dark; give --varied-share too"),
         ("varied_backs", True, "--varied-backs: it draws varied backs; give --varied-share too"),
+        ("varied_wide_backs", 1.2, "--varied-wide-backs 1.2: give a share of the varied backs, 0 to 1"),
+        ("varied_wide_backs", 0.8, "--varied-wide-backs 0.8: it draws varied backs; give --varied-share too"),
     ],
 )
 def test_tweak_train_refuses_a_bad_recipe_before_rendering(tmp_path, monkeypatch, capsys, option, value, message):
@@ -300,7 +302,9 @@ def test_the_model_card_tells_each_fine_tuning_round():
     assert (
         "--varied-share 0.45 --varied-dark 0.3 --varied-backs`" in text and "30% of them on a near-black ground" in text
     )
-    assert "backs drawn anew too" in text
+    assert "backs drawn anew too" in text and "wider way" not in text
+    text = fine_tuning({"fine_tuned": [varied | {"varied_backs": True, "varied_wide_backs": 0.8}]})
+    assert "--varied-backs --varied-wide-backs 0.8`" in text and "80% of backs and T! backs the wider way" in text
 
 
 @pytest.mark.parametrize("model", ["card_finder.onnx", "not onnx"])

@@ -27,6 +27,7 @@ from scanner.read.classify import (
 from scanner.read.profile import enrol_cards, single_card
 from scanner.scan import SETTINGS as SCAN_SETTINGS
 from scanner.scan import Scanner, load_scanner
+from scanner.synth.cards import CARD_H, CARD_W
 from scanner.synth.families import CHECK_FAMILIES, FAMILIES, TUNING_FAMILIES, deck
 from scanner.synth.table import draw_scene, random_conditions, random_scene, render_table
 from scanner.train.enrol_eval import card_photo
@@ -395,3 +396,20 @@ def test_the_ribbon_family_checks_backs_drawn_its_own_way() -> None:
     white = deck("ribbon", 1).render("back-9", random.Random(0))
     dark = deck("photo", 1).render("back-9", random.Random(0))
     assert (white.min(axis=2) > 200).mean() > 0.4 > (dark.min(axis=2) > 200).mean()
+
+
+def test_the_strip_family_checks_backs_drawn_its_own_way() -> None:
+    """A seventh family kept for checking, drawn before any network was taught T! backs anew: its
+    backs are charcoal with the number on a white square, its T! back the deck's colour with waves
+    and "T!" on a white octagon, unlike every other family's."""
+    assert "strip" in CHECK_FAMILIES
+    strip = deck("strip", 1)
+    for label in ("back-7", "back-10", "tweak-back", "red-3"):
+        own = strip.render(label, random.Random(0))
+        for other in ("pips", "ribbon"):
+            assert not np.array_equal(own, deck(other, 1).render(label, random.Random(0)))
+    t_back = strip.render("tweak-back", random.Random(0))
+    middle = t_back[CARD_H // 2 - 20 : CARD_H // 2 + 20, CARD_W // 2 - 55 : CARD_W // 2 - 40]
+    assert (middle.min(axis=2) > 200).mean() > 0.8  # the white octagon
+    back = strip.render("back-9", random.Random(0))
+    assert np.median(back[:40]) < 80  # a dark back, as R1.2 has it

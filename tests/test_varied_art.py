@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from scanner.labels import LABELS
+from scanner.synth import varied
 from scanner.synth.cards import BASE_HSV, CARD_H, CARD_MASK, CARD_W, random_style, render_card
 from scanner.synth.varied import PILLOW_FACE, VARIED_DECK, render_varied_card, typefaces, varied_deck
 
@@ -84,6 +85,44 @@ def test_varied_backs_show_their_number_on_any_ground():
             light[backs] += np.median(card[CARD_MASK > 0]) > 120
     assert light[False] == 0 and light[True] >= 8  # (the training styles' backs are all dark)
     assert varied_deck(backs=True) is not VARIED_DECK
+
+
+def test_backs_drawn_the_wider_way_are_many_looks_and_leave_the_rest_as_before(monkeypatch):
+    """``wide_backs``: that share of backs and T! backs drawn anew the wider way (patterns over the
+    whole card, the mark on a plate or bare), no two alike: T! backs on grounds of every lightness,
+    backs on black ones (R1.2); other labels, and every card without the option, are drawn as
+    before, seed for seed."""
+    cards = [render_varied_card("tweak-back", random.Random(seed), backs=True, wide_backs=1.0) for seed in range(40)]
+    assert all(card.shape == (CARD_H, CARD_W, 3) and (card[CARD_MASK == 0] == 0).all() for card in cards)
+    assert len({card.tobytes() for card in cards}) == 40
+    medians = [float(np.median(card[CARD_MASK > 0])) for card in cards]
+    assert min(medians) < 60 and max(medians) > 180
+    backs = [varied._wide_back("9", random.Random(seed)) for seed in range(40)]
+    darkest = [float(np.percentile(back[CARD_MASK > 0].mean(axis=1), 10)) for back in backs]
+    assert sum(d < 55 for d in darkest) >= 36  # black grounds (R1.2), a few under a bright pattern
+    assert len({back.tobytes() for back in backs}) == 40
+    wider = render_varied_card("back-8", random.Random(2), backs=True, wide_backs=1.0)
+    assert not np.array_equal(wider, render_varied_card("back-8", random.Random(2), backs=True))
+    for seed in range(6):
+        for label in ("red-3", "tweak-thief", "special-7"):
+            assert np.array_equal(
+                render_varied_card(label, random.Random(seed), backs=True, wide_backs=1.0),
+                render_varied_card(label, random.Random(seed), backs=True),
+            )
+        for label in ("back-10", "tweak-back"):
+            assert np.array_equal(
+                render_varied_card(label, random.Random(seed), backs=True, wide_backs=0.0),
+                render_varied_card(label, random.Random(seed), backs=True),
+            )
+    assert varied_deck(wide_backs=0.5) is not VARIED_DECK
+    drawn: list[str] = []
+    monkeypatch.setattr(varied, "_wide_back", lambda number, rng: drawn.append(number) or wider)
+    deck = varied_deck(backs=True, wide_backs=0.5)
+    labels = [("back-7", "tweak-back")[s % 2] for s in range(60)]
+    assert sum(np.array_equal(deck.render(label, random.Random(s)), wider) for s, label in enumerate(labels)) == len(
+        drawn
+    )
+    assert 15 < len(drawn) < 45 and set(drawn) == {"7", "back"}
 
 
 @pytest.mark.parametrize("label", ["back-9", "special-7", "tweak-joker", "tweak-back"])

@@ -28,11 +28,13 @@ FONTS = (
     cv2.FONT_HERSHEY_SCRIPT_SIMPLEX,
     cv2.FONT_HERSHEY_PLAIN,
 )
-FAMILIES = ("pips", "texture", "dark", "wallpaper", "photo", "ribbon")
+FAMILIES = ("pips", "texture", "dark", "wallpaper", "photo", "ribbon", "strip")
 #: (dark was a check family until the any-deck network was taught dark number cards because of
 #: what it showed, in the twenty-sixth session: ribbon took its place)
 TUNING_FAMILIES = ("pips", "texture", "dark")
-CHECK_FAMILIES = ("wallpaper", "photo", "ribbon")
+#: (strip came in the thirty-third session, drawn before any network was taught the T! backs it
+#: checks: ribbon's T! back was read, the others' never)
+CHECK_FAMILIES = ("wallpaper", "photo", "ribbon", "strip")
 TWEAK_KINDS = ("thief", "joker", "shifter", "bomb")
 #: where a value's pips lie on a 3 x 3 grid (column, row), as on playing cards
 PIP_GRID = {
@@ -263,8 +265,44 @@ def _ribbon_back(d: FamilyDeck, img: np.ndarray, number: str) -> np.ndarray:
     return img
 
 
+def _strip(d: FamilyDeck, img: np.ndarray, ink, value: int, rng: random.Random) -> np.ndarray:
+    """Cream cards with a strip of the colour down the left side, the value in white at its top
+    and a large numeral of the colour, underlined, in the middle."""
+    cv2.rectangle(img, (0, 0), (int(CARD_W * 0.24), CARD_H), ink, -1)
+    _text(img, str(value), (CARD_W * 0.12, 30), 26, (250, 250, 250), d.font, 3)
+    _text(img, str(value), (CARD_W * 0.6, CARD_H * 0.47), CARD_H * 0.26, ink, d.font)
+    cv2.line(img, (int(CARD_W * 0.4), int(CARD_H * 0.66)), (int(CARD_W * 0.8), int(CARD_H * 0.66)), ink, 6)
+    return img
+
+
+def _strip_back(d: FamilyDeck, img: np.ndarray, number: str) -> np.ndarray:
+    """The strip family's own backs: charcoal sown with small dots of the deck's colour, the
+    number black on a white rounded square; the T! back of the deck's colour crossed by darker
+    waves, "T!" of that colour on a white octagon."""
+    accent = d.accent
+    if number == "back":
+        img[:] = accent
+        darker = tuple(int(c * 0.6) for c in accent)
+        xs = np.arange(0, CARD_W + 1, 4)
+        for y in range(10, CARD_H, 28):
+            pts = np.stack([xs, y + 7 * np.sin(xs / 14.0)], axis=1).astype(np.int32)
+            cv2.polylines(img, [pts], False, darker, 5, cv2.LINE_AA)
+        a = np.linspace(0, 2 * np.pi, 8, endpoint=False) + np.pi / 8
+        octagon = np.stack([CARD_W / 2 + 70 * np.cos(a), CARD_H / 2 + 70 * np.sin(a)], axis=1).astype(np.int32)
+        cv2.fillPoly(img, [octagon], (250, 250, 250), cv2.LINE_AA)
+        _text(img, "T!", (CARD_W / 2, CARD_H / 2), CARD_H * 0.17, accent, d.font)
+        return img
+    img[:] = (34, 34, 34)
+    for y in range(12, CARD_H, 22):
+        for x in range(12 + (y // 22 % 2) * 11, CARD_W, 22):
+            cv2.circle(img, (x, y), 3, accent, -1, cv2.LINE_AA)
+    cv2.rectangle(img, (CARD_W // 2 - 52, CARD_H // 2 - 44), (CARD_W // 2 + 52, CARD_H // 2 + 44), (245, 245, 245), -1)
+    _text(img, number, (CARD_W / 2, CARD_H / 2), CARD_H * 0.15, (20, 20, 20), d.font)
+    return img
+
+
 #: families whose backs are their own (the others' are ``_common``'s)
-_OWN_BACKS = {"ribbon": _ribbon_back}
+_OWN_BACKS = {"ribbon": _ribbon_back, "strip": _strip_back}
 
 
 #: family -> (ground of the faces: None for the deck's paper, ink of the T! cards' names, number cards)
@@ -275,6 +313,7 @@ _DRAW = {
     "wallpaper": (None, (40, 40, 40), _wallpaper),
     "photo": (None, (40, 40, 40), _photo),
     "ribbon": (None, (40, 40, 40), _ribbon),
+    "strip": ((232, 244, 250), (40, 40, 40), _strip),
 }
 
 

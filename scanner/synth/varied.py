@@ -4,12 +4,14 @@ teaching the classifier to read any deck's number cards, not the training styles
 Each card draws anew its typeface (the machine's TrueType faces, Pillow's own and OpenCV's
 Hershey ones), where its value is shown (a big numeral, pips, corner indices, a numeral on a
 plate), how its colour is shown (the ink, a frame, the whole face, a pale ground, a noisy tint or
-a gradient of its shades) and its shade of the colour. Backs, the special 7 and the T! cards keep
-the training styles' look (a deck's own T! art cannot be guessed; it is enrolled).
+a gradient of its shades) and its shade of the colour. When asked, backs and T! backs are drawn
+anew too (``backs``, ``wide_backs``: any ground and pattern, told apart by their mark alone, the
+target number or the game's "T!"); the special 7 and the T! faces keep the training styles' look
+(a deck's own T! art cannot be guessed; it is enrolled).
 
-Three of the art families (``families.CHECK_FAMILIES``: wallpapers of numerals, photo-like faces,
-a band of the colour across a white card) are left out on purpose: they check that what this
-teaches generalises.
+Four of the art families (``families.CHECK_FAMILIES``: wallpapers of numerals, photo-like faces,
+a band of the colour across a white card, a strip of it down the side) are left out on purpose:
+they check that what this teaches generalises.
 
 >>> card = render_varied_card("green-4", random.Random(0))
 >>> card.shape, card.dtype.name
@@ -114,16 +116,22 @@ def _pips(img: np.ndarray, value: int, ink, rng: random.Random) -> None:
             cv2.fillPoly(img, [pts], ink, cv2.LINE_AA)
 
 
-def render_varied_card(label: str, rng: random.Random, dark_share: float = 0.0, backs: bool = False) -> np.ndarray:
+def render_varied_card(
+    label: str, rng: random.Random, dark_share: float = 0.0, backs: bool = False, wide_backs: float = 0.0
+) -> np.ndarray:
     """``label`` drawn a new way (number cards; the others in a random training style).
     ``dark_share``: that share of number cards printed on a near-black ground, the colour in
     their ink; ``backs``: the backs (their target number) and the T! backs drawn anew too, more
-    often than not (neither option: exactly what it drew before the options, seed for seed).
+    often than not; ``wide_backs``: that share of backs and T! backs drawn anew the wider way
+    (``_wide_back``) before ``backs`` is asked (no option: exactly what it drew before the options,
+    seed for seed).
 
     >>> card = render_varied_card("red-2", random.Random(0), dark_share=1.0)
     >>> bool(np.median(card[CARD_MASK > 0]) < 80)
     True
     """
+    if wide_backs and label in BACKS + ("tweak-back",) and rng.random() < wide_backs:
+        return _wide_back(label.split("-")[1], rng)
     head, tail = label.split("-")
     if backs and label in BACKS + ("tweak-back",) and rng.random() < BACK_SHARE:
         return _varied_back(tail, rng)
@@ -296,13 +304,108 @@ def _varied_back(number: str, rng: random.Random) -> np.ndarray:
     return img
 
 
+def _wide_back(number: str, rng: random.Random) -> np.ndarray:
+    """A back (``number`` its target, 7-10) or a T! back ("back") drawn anew, wider than
+    ``_varied_back``: a pattern over the whole card at any contrast (stripes at any angle,
+    chevrons, checks, dots, rings, rays, noise) or none, a border or none, the mark of any size,
+    bare or on a disc, a panel, a band or a diamond, sometimes small in the corners too. A T! back
+    is on any ground; a back on a black one (R1.2), and otherwise drawn from the same looks, so
+    the mark tells them apart: the number for a back, the game's ("T!", sometimes its name) for a
+    T! back. (Backs of any colour with a numeral on a disc made faces of other decks doubtful.)"""
+    kind = rng.choice(("dark", "tint", "colour", "colour", "paper")) if number == "back" else "dark"
+    if kind == "dark":
+        ground = (rng.randint(8, 50),) * 3
+    else:
+        low, high = {"tint": (10, 90), "colour": (40, 220), "paper": (215, 255)}[kind]
+        ground = tuple(rng.randint(low, high) for _ in range(3))
+    light = sum(ground) > 380
+    ink = tuple(rng.randint(10, 70) for _ in range(3)) if light else tuple(rng.randint(190, 255) for _ in range(3))
+    if rng.random() < 0.4:  # ink of a colour
+        hue = rng.randrange(180)
+        ink = tuple(
+            int(c) for c in cv2.cvtColor(np.uint8([[[hue, rng.randint(120, 255), 230]]]), cv2.COLOR_HSV2BGR)[0, 0]
+        )
+    img = np.empty((CARD_H, CARD_W, 3), np.uint8)
+    img[:] = ground
+    shade = _mix(ground, ink, rng.uniform(0.2, 1.0))
+    pattern = rng.choice(("none", "stripes", "chevrons", "checks", "dots", "rings", "rays", "noise"))
+    step, thick = rng.randint(12, 40), rng.randint(2, 8)
+    if pattern == "stripes":
+        slope = rng.uniform(-1.5, 1.5)
+        for y in range(-2 * CARD_H, 2 * CARD_H, step):
+            cv2.line(img, (0, y), (CARD_W, int(y + CARD_W * slope)), shade, thick, cv2.LINE_AA)
+    elif pattern == "chevrons":
+        for y in range(-step * 2, CARD_H + step * 2, step):
+            pts = np.array([[0, y], [CARD_W // 2, y + step], [CARD_W, y]], np.int32)
+            cv2.polylines(img, [pts], False, shade, thick, cv2.LINE_AA)
+    elif pattern == "checks":
+        for y in range(0, CARD_H, step):
+            for x in range((y // step % 2) * step, CARD_W, 2 * step):
+                cv2.rectangle(img, (x, y), (x + step - 1, y + step - 1), shade, -1)
+    elif pattern == "dots":
+        for y in range(step // 2, CARD_H, step):
+            for x in range(step // 2 + (y // step % 2) * step // 2, CARD_W, step):
+                cv2.circle(img, (x, y), max(2, step // 5), shade, -1, cv2.LINE_AA)
+    elif pattern == "rings":
+        for r in range(step, CARD_H, step):
+            cv2.circle(img, (CARD_W // 2, CARD_H // 2), r, shade, thick, cv2.LINE_AA)
+    elif pattern == "rays":
+        for a in np.arange(0, np.pi, np.pi / rng.randint(6, 16)):
+            dx, dy = int(CARD_H * np.cos(a)), int(CARD_H * np.sin(a))
+            c = (CARD_W // 2, CARD_H // 2)
+            cv2.line(img, (c[0] - dx, c[1] - dy), (c[0] + dx, c[1] + dy), shade, thick, cv2.LINE_AA)
+    elif pattern == "noise":
+        cells = rng.choice((8, 16, 32))
+        noise = np.random.default_rng(rng.randrange(2**32)).random((CARD_H // cells + 1, CARD_W // cells + 1))
+        noise = cv2.resize(noise.astype(np.float32), (CARD_W, CARD_H), interpolation=cv2.INTER_CUBIC)[..., None]
+        img[:] = np.clip(np.array(ground) * (1 - noise) + np.array(shade) * noise, 0, 255).astype(np.uint8)
+    if rng.random() < 0.5:  # a border
+        inset = rng.randint(4, 24)
+        cv2.rectangle(img, (inset, inset), (CARD_W - inset, CARD_H - inset), ink, rng.randint(2, 10), cv2.LINE_AA)
+    centre = (CARD_W / 2 + rng.uniform(-10, 10), CARD_H / 2 + rng.uniform(-24, 24))
+    text_ink = ink
+    plate = rng.choice(("none", "none", "disc", "panel", "band", "diamond"))
+    plate_ink = rng.choice((ground, (245, 245, 245), ink)) if plate != "none" else None
+    cx, cy = int(centre[0]), int(centre[1])
+    if plate == "disc":
+        cv2.circle(img, (cx, cy), int(CARD_W * rng.uniform(0.22, 0.42)), plate_ink, -1, cv2.LINE_AA)
+    elif plate == "panel":
+        w, h = int(CARD_W * rng.uniform(0.25, 0.42)), int(CARD_H * rng.uniform(0.1, 0.3))
+        cv2.rectangle(img, (cx - w, cy - h), (cx + w, cy + h), plate_ink, -1)
+    elif plate == "band":
+        h = int(CARD_H * rng.uniform(0.08, 0.18))
+        cv2.rectangle(img, (0, cy - h), (CARD_W, cy + h), plate_ink, -1)
+    elif plate == "diamond":
+        w, h = int(CARD_W * rng.uniform(0.3, 0.45)), int(CARD_H * rng.uniform(0.2, 0.35))
+        pts = np.array([[cx, cy - h], [cx + w, cy], [cx, cy + h], [cx - w, cy]], np.int32)
+        cv2.fillPoly(img, [pts], plate_ink, cv2.LINE_AA)
+    if plate_ink is not None and plate_ink == ink:
+        text_ink = ground if sum(ground) != sum(ink) else (245, 245, 245)
+    typeface = _typeface(rng)
+    mark = rng.choices(("T!", "TWEAK", "T"), (8, 1, 1))[0] if number == "back" else number
+    height = CARD_H * (rng.uniform(0.08, 0.34) if mark != "TWEAK" else rng.uniform(0.05, 0.1))
+    outline = _mix(text_ink, (0, 0, 0) if sum(text_ink) > 380 else (255, 255, 255), 0.8) if rng.random() < 0.2 else None
+    img = _text(img, mark, centre, height, text_ink, typeface, rng, outline)
+    if rng.random() < 0.35:  # small marks in two corners, the other turned
+        size = rng.uniform(12, 26)
+        for _ in range(2):
+            img = _text(
+                img, "T!" if number == "back" else number, (size * 0.8 + 8, size * 0.8 + 8), size, ink, typeface, rng
+            )
+            img = np.ascontiguousarray(img[::-1, ::-1])
+    img[CARD_MASK == 0] = 0
+    return img
+
+
 #: the "deck" whose every number card is drawn anew (``families.AnewDeck``)
 VARIED_DECK = AnewDeck("varied", render_varied_card)
 
 
-def varied_deck(dark_share: float = 0.0, backs: bool = False) -> AnewDeck:
+def varied_deck(dark_share: float = 0.0, backs: bool = False, wide_backs: float = 0.0) -> AnewDeck:
     """``VARIED_DECK``, with ``dark_share`` of its number cards on a near-black ground and, with
-    ``backs``, its backs drawn anew too (``render_varied_card``)."""
-    if not dark_share and not backs:
+    ``backs``, its backs drawn anew too, ``wide_backs`` of its backs and T! backs the wider way
+    (``render_varied_card``)."""
+    if not dark_share and not backs and not wide_backs:
         return VARIED_DECK
-    return AnewDeck("varied", functools.partial(render_varied_card, dark_share=dark_share, backs=backs))
+    draw = functools.partial(render_varied_card, dark_share=dark_share, backs=backs, wide_backs=wide_backs)
+    return AnewDeck("varied", draw)

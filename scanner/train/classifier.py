@@ -116,12 +116,14 @@ def training_crops(
     varied_share: float = 0.0,
     varied_dark: float = 0.0,
     varied_backs: bool = False,
+    varied_wide_backs: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The recipe's training crops: (images, labels, flipped), deterministic from the seed (the
     scenes from seed ``first`` on when given: fine-tuning's fresh scenes). ``varied_share``: that
     many more scenes a scene (half of them harsh) whose number cards are each drawn anew
     (``synth.varied``), after the others' seeds; ``varied_dark`` of those cards on a near-black ground;
-    ``varied_backs``: their backs drawn anew too."""
+    ``varied_backs``: their backs drawn anew too, ``varied_wide_backs`` of their backs and T! backs the
+    wider way (``synth.varied``)."""
     if first is None:
         first = TRAIN_SEED_BASE + seed * scenes
     # (a fine-tuning round for other decks' art shows parts of cards as not-a-card in every scene)
@@ -137,7 +139,12 @@ def training_crops(
         start = first + scenes + n_harsh
         log(f"rendering {n_varied} scenes of varied number cards (seeds {start}..{start + n_varied - 1})...")
         half = n_varied // 2
-        drawn = {"varied": True, "varied_dark": varied_dark, "varied_backs": varied_backs}
+        drawn = {
+            "varied": True,
+            "varied_dark": varied_dark,
+            "varied_backs": varied_backs,
+            "varied_wide_backs": varied_wide_backs,
+        }
         sets.append(build(range(start, start + half), harsh=False, **drawn, **kinds))
         sets.append(build(range(start + half, start + n_varied), harsh=True, **drawn, **kinds))
     images = np.concatenate([p.images for p in sets])
@@ -166,12 +173,14 @@ def train(
     varied_share: float = 0.0,
     varied_dark: float = 0.0,
     varied_backs: bool = False,
+    varied_wide_backs: float = 0.0,
 ) -> dict[str, Any]:
     """Train the recipe and write ``card_classifier.onnx`` and its meta to ``out_dir``. ``crops``,
     when given, must be ``training_crops`` of the same recipe (rendered once for several runs).
     ``varied_share``: scenes of number cards each drawn anew, a scene, with parts of cards as
     not-a-card in every scene (``training_crops``): a network for decks of other art; ``varied_dark``
-    of their number cards on a near-black ground, ``varied_backs``: their backs drawn anew too."""
+    of their number cards on a near-black ground, ``varied_backs``: their backs drawn anew too,
+    ``varied_wide_backs`` of their backs and T! backs the wider way (``synth.varied``)."""
     torch = require_torch()
     if device != "cpu":
         # cuBLAS is deterministic only with a fixed workspace, set before its first use
@@ -194,6 +203,7 @@ def train(
             varied_share=varied_share,
             varied_dark=varied_dark,
             varied_backs=varied_backs,
+            varied_wide_backs=varied_wide_backs,
         )
     labels = crops[1]
     log(f"{len(labels)} crops in {time.perf_counter() - started:.0f} s; training on {device}...")
@@ -229,7 +239,11 @@ def train(
             **({"device": device} if device != "cpu" else {}),
             **({"coins": True} if coins else {}),  # (the shipped recipe predates the option)
             **({"stretch": True} if stretch else {}),
-            **(_varied_recipe(scenes, varied_share, varied_dark, varied_backs) if varied_share else {}),
+            **(
+                _varied_recipe(scenes, varied_share, varied_dark, varied_backs, varied_wide_backs)
+                if varied_share
+                else {}
+            ),
             "crops": int(len(labels)),
             "epochs": epochs,
             "batch": batch,
@@ -326,6 +340,7 @@ def fine_tune(
     varied_share: float = 0.0,
     varied_dark: float = 0.0,
     varied_backs: bool = False,
+    varied_wide_backs: float = 0.0,
 ) -> dict[str, Any]:
     """Train the float classifier ``base`` (a ``card_classifier.onnx``) further on fresh scenes,
     never shown to it, and write the result with its meta to ``out_dir``: more data for a fraction
@@ -336,7 +351,8 @@ def fine_tune(
     epoch, so the few hard crops (glare, washed-out numerals) weigh more than the many it already
     reads well. ``varied_share``: scenes of number cards each drawn anew, a scene
     (``training_crops``): for reading decks of other art, ``varied_dark`` of their number cards on a
-    near-black ground, ``varied_backs``: their backs drawn anew too."""
+    near-black ground, ``varied_backs``: their backs drawn anew too, ``varied_wide_backs`` of their
+    backs and T! backs the wider way (``synth.varied``)."""
     torch = require_torch()
     meta_path = base.with_suffix(".json")
     base_meta = json.loads(meta_path.read_text())
@@ -366,6 +382,7 @@ def fine_tune(
             varied_share=varied_share,
             varied_dark=varied_dark,
             varied_backs=varied_backs,
+            varied_wide_backs=varied_wide_backs,
         )
     fresh = len(crops[1])
     log(f"{fresh} crops in {time.perf_counter() - started:.0f} s; fine-tuning {base}...")
@@ -393,7 +410,11 @@ def fine_tune(
                     "harsh_scenes": round(scenes * harsh_share),
                     "crops": fresh,
                     **mining,
-                    **(_varied_recipe(scenes, varied_share, varied_dark, varied_backs) if varied_share else {}),
+                    **(
+                        _varied_recipe(scenes, varied_share, varied_dark, varied_backs, varied_wide_backs)
+                        if varied_share
+                        else {}
+                    ),
                     "epochs": epochs,
                     "max_lr": max_lr,
                     "batch": batch,
@@ -413,13 +434,16 @@ def _folder_name(folder: Path) -> str:
     return folder.resolve().relative_to(MODELS_DIR.resolve()).as_posix() if within else str(folder)
 
 
-def _varied_recipe(scenes: int, varied_share: float, varied_dark: float, varied_backs: bool) -> dict[str, Any]:
+def _varied_recipe(
+    scenes: int, varied_share: float, varied_dark: float, varied_backs: bool, varied_wide_backs: float = 0.0
+) -> dict[str, Any]:
     """The meta's record of the varied scenes (the dark share and the backs only where asked for:
     the networks trained before the options drew neither)."""
     return {
         "varied_scenes": round(scenes * varied_share),
         **({"varied_dark": varied_dark} if varied_dark else {}),
         **({"varied_backs": True} if varied_backs else {}),
+        **({"varied_wide_backs": varied_wide_backs} if varied_wide_backs else {}),
         "typefaces": [Path(f).name for f in typefaces()],
     }
 

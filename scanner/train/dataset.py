@@ -62,13 +62,14 @@ def scene_crops(
     parts: bool = False,
     varied_dark: float = 0.0,
     varied_backs: bool = False,
+    varied_wide_backs: float = 0.0,
 ) -> Iterator[tuple[np.ndarray, int, int, str, bool]]:
     """(crop, class, flipped, light, heldout) for every usable card of one rendered scene, plus
     negatives (``coins``: also one on every coin no card covers; ``varied``: the number cards
     drawn anew each, ``synth.varied``, ``varied_dark`` of them on a near-black ground,
-    ``varied_backs``: the backs too; ``parts``: ``PART_NEGATIVES`` crops of parts of cards as
-    not-a-card)."""
-    style = varied_deck(varied_dark, varied_backs) if varied else None
+    ``varied_backs``: the backs too, ``varied_wide_backs`` of backs and T! backs the wider way;
+    ``parts``: ``PART_NEGATIVES`` crops of parts of cards as not-a-card)."""
+    style = varied_deck(varied_dark, varied_backs, varied_wide_backs) if varied else None
     rendered = render_table(
         seed, harsh=harsh, style=style, heldout_style=heldout_style, uniform_labels=True, light=light
     )
@@ -165,9 +166,13 @@ def build(
     parts: bool = False,
     varied_dark: float = 0.0,
     varied_backs: bool = False,
+    varied_wide_backs: float = 0.0,
 ) -> CropSet:
     """Crops of many scenes (optionally in several processes; the result does not depend on it)."""
-    args = [(seed, harsh, heldout_style, light, coins, varied, parts, varied_dark, varied_backs) for seed in seeds]
+    args = [
+        (seed, harsh, heldout_style, light, coins, varied, parts, varied_dark, varied_backs, varied_wide_backs)
+        for seed in seeds
+    ]
     if processes > 1:
         import multiprocessing
 
@@ -207,6 +212,12 @@ def _scene_list(
     parts: bool = False,
     varied_dark: float = 0.0,
     varied_backs: bool = False,
+    varied_wide_backs: float = 0.0,
 ) -> list:
-    varied_kinds = {"varied": varied, "varied_dark": varied_dark, "varied_backs": varied_backs}
+    varied_kinds = {
+        "varied": varied,
+        "varied_dark": varied_dark,
+        "varied_backs": varied_backs,
+        "varied_wide_backs": varied_wide_backs,
+    }
     return list(scene_crops(seed, harsh, heldout_style, light=light, coins=coins, parts=parts, **varied_kinds))

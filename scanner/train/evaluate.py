@@ -171,11 +171,14 @@ def fine_tuning(training: dict[str, Any]) -> str:
             dark = f.get("varied_dark", 0)
             mining += f" --varied-dark {dark:g}" if dark else ""
             mining += " --varied-backs" if f.get("varied_backs") else ""
+            wide_backs = f.get("varied_wide_backs", 0)
+            mining += f" --varied-wide-backs {wide_backs:g}" if wide_backs else ""
             varied = (
                 f" {f['varied_scenes']} more scenes (half harsh) had their number cards each drawn a new way\n"
                 f"(`synth.varied`: {len(f.get('typefaces', []))} typefaces, numerals, pips, plates, grounds"
                 f"{f', {dark:.0%} of them on a near-black ground' if dark else ''}"
-                f"{', backs drawn anew too' if f.get('varied_backs') else ''}), "
+                f"{', backs drawn anew too' if f.get('varied_backs') else ''}"
+                f"{f', {wide_backs:.0%} of backs and T! backs the wider way' if wide_backs else ''}), "
                 "with parts of cards as not-a-card crops."
             )
         if f.get("hard_repeat"):
@@ -264,6 +267,7 @@ def model_card(meta: dict[str, Any], float_meta: dict[str, Any] | None = None) -
     varied_option = f" --varied-share {varied / t['scenes']:g}" if varied else ""
     varied_option += f" --varied-dark {t['varied_dark']:g}" if t.get("varied_dark") else ""
     varied_option += " --varied-backs" if t.get("varied_backs") else ""
+    varied_option += f" --varied-wide-backs {t['varied_wide_backs']:g}" if t.get("varied_wide_backs") else ""
     if varied:  # (the any-deck network: models/any_deck/)
         defaults = f"the shipped recipe with fewer scenes, and cards drawn anew{device_note}"
         second_note = (
