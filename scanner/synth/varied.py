@@ -253,12 +253,8 @@ def _dark_card(value: int, ink, rng: random.Random) -> np.ndarray:
 BACK_SHARE = 0.6
 
 
-def _varied_back(number: str, rng: random.Random) -> np.ndarray:
-    """A back drawn anew: its target number (7-10; "back": the T! back's "T!") on any ground (dark,
-    a colour, paper, stripes, dots), in any typeface, with a frame, a ring or corner indices or
-    none. A deck's back is one colour for all its backs; that colour is anything, so the number is
-    what tells a back from a face."""
-    kind = rng.choice(("dark", "tint", "colour", "paper"))
+def _ground_and_ink(kind: str, rng: random.Random) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A back's ground of ``kind`` ("dark", "tint", "colour", "paper") and an ink that shows on it."""
     if kind == "dark":
         ground = (rng.randint(8, 50),) * 3
     else:
@@ -266,6 +262,16 @@ def _varied_back(number: str, rng: random.Random) -> np.ndarray:
         ground = tuple(rng.randint(low, high) for _ in range(3))
     light = sum(ground) > 380
     ink = tuple(rng.randint(10, 70) for _ in range(3)) if light else tuple(rng.randint(190, 255) for _ in range(3))
+    return ground, ink
+
+
+def _varied_back(number: str, rng: random.Random) -> np.ndarray:
+    """A back drawn anew: its target number (7-10; "back": the T! back's "T!") on any ground (dark,
+    a colour, paper, stripes, dots), in any typeface, with a frame, a ring or corner indices or
+    none. A deck's back is one colour for all its backs; that colour is anything, so the number is
+    what tells a back from a face."""
+    kind = rng.choice(("dark", "tint", "colour", "paper"))
+    ground, ink = _ground_and_ink(kind, rng)
     if rng.random() < 0.3:  # ink of a colour
         ink = tuple(int(c) for c in cv2.cvtColor(np.uint8([[[rng.randrange(180), 200, 230]]]), cv2.COLOR_HSV2BGR)[0, 0])
     img = np.empty((CARD_H, CARD_W, 3), np.uint8)
@@ -313,13 +319,7 @@ def _wide_back(number: str, rng: random.Random) -> np.ndarray:
     the mark tells them apart: the number for a back, the game's ("T!", sometimes its name) for a
     T! back. (Backs of any colour with a numeral on a disc made faces of other decks doubtful.)"""
     kind = rng.choice(("dark", "tint", "colour", "colour", "paper")) if number == "back" else "dark"
-    if kind == "dark":
-        ground = (rng.randint(8, 50),) * 3
-    else:
-        low, high = {"tint": (10, 90), "colour": (40, 220), "paper": (215, 255)}[kind]
-        ground = tuple(rng.randint(low, high) for _ in range(3))
-    light = sum(ground) > 380
-    ink = tuple(rng.randint(10, 70) for _ in range(3)) if light else tuple(rng.randint(190, 255) for _ in range(3))
+    ground, ink = _ground_and_ink(kind, rng)
     if rng.random() < 0.4:  # ink of a colour
         hue = rng.randrange(180)
         ink = tuple(
