@@ -2,7 +2,8 @@
 scanner does with a deck nobody here drew: every family draws all 46 TWEAK labels its own way.
 
 A *family* is a way of drawing (pips instead of numerals, textured faces, dark cards, wallpapers
-of glyphs, photo-like faces, a band of the colour across a white card); a *deck* is one family
+of glyphs, photo-like faces, a band of the colour across a white card, a strip of it down the
+side); a *deck* is one family
 with its own fonts and colours (``deck(family, seed)``). Whole families are held out:
 ``TUNING_FAMILIES`` are for choosing settings (deck learning, outline finding, what the networks
 are taught), ``CHECK_FAMILIES`` only for checking that a choice generalises. None of them is used
@@ -32,8 +33,8 @@ FAMILIES = ("pips", "texture", "dark", "wallpaper", "photo", "ribbon", "strip")
 #: (dark was a check family until the any-deck network was taught dark number cards because of
 #: what it showed, in the twenty-sixth session: ribbon took its place)
 TUNING_FAMILIES = ("pips", "texture", "dark")
-#: (strip came in the thirty-third session, drawn before any network was taught the T! backs it
-#: checks: ribbon's T! back was read, the others' never)
+#: (strip came in the thirty-third session with backs and a T! back of its own, drawn before any
+#: network was taught backs drawn the wider way: like ribbon, it checks what is taught about backs)
 CHECK_FAMILIES = ("wallpaper", "photo", "ribbon", "strip")
 TWEAK_KINDS = ("thief", "joker", "shifter", "bomb")
 #: where a value's pips lie on a 3 x 3 grid (column, row), as on playing cards
