@@ -3,8 +3,8 @@ scanner does with a deck nobody here drew: every family draws all 46 TWEAK label
 
 A *family* is a way of drawing (pips instead of numerals, textured faces, dark cards, wallpapers
 of glyphs, photo-like faces, a band of the colour across a white card, a strip of it down the
-side); a *deck* is one family
-with its own fonts and colours (``deck(family, seed)``). Whole families are held out:
+side); a *deck* is one family with its own fonts and colours (``deck(family, seed)``). Whole
+families are held out:
 ``TUNING_FAMILIES`` are for choosing settings (deck learning, outline finding, what the networks
 are taught), ``CHECK_FAMILIES`` only for checking that a choice generalises. None of them is used
 to train the shipped networks.
