@@ -30,6 +30,8 @@ REREAD_MARGIN = 0.15  # a card laid this turn, read surely, is re-read as anothe
 # the share of sums a table gets wrong, taken high: a misread that makes a wrong sum look right
 # needs that mistake, so a doubt only a sum rules out counts this much (``_settled_by_the_rules``)
 WRONG_SUM_SHARE = 0.05
+#: card lengths: two readings this near each other are of one card at one place (it has not moved)
+SAME_PLACE = 0.35
 
 
 @dataclass
@@ -365,7 +367,7 @@ class Referee:
         for card in new & self._in_view_at_resync:
             pending.low.setdefault(card, ())
         # (a confirmed card no longer read where it lay may have been picked up: confirmed no more)
-        place = 0.35 * view.card_length  # (a card that has not moved, as ``_steady_readings``)
+        place = SAME_PLACE * view.card_length  # (a card that has not moved, as ``_steady_readings``)
         self._confirmed_at = [
             (at, card)
             for at, card in self._confirmed_at
@@ -566,7 +568,7 @@ class Referee:
         the cards laid this turn)."""
         from .view import SeenCard
 
-        near = 0.35 * view.card_length
+        near = SAME_PLACE * view.card_length
         memory = self._readings_at
         # nothing picked up from the table since the turn began: a changed reading is a re-read
         table = Counter(self.seen.round.table) if self.seen else Counter()
@@ -692,7 +694,7 @@ class Referee:
         its holder misread as a number card, say.)"""
         if self._view is None:
             return []
-        near = 0.35 * self._view.card_length
+        near = SAME_PLACE * self._view.card_length
         still = [at for _, _, at in self._view.given]
         given = dict.fromkeys(
             (card, giver)
@@ -712,7 +714,7 @@ class Referee:
             return None
         shown = [v.tweaks for v in [*self._last_views, self._view]]
         latest, earlier = shown[-views:], shown[:-views]
-        near = 0.35 * self._view.card_length
+        near = SAME_PLACE * self._view.card_length
         still = [u.position for tweaks in latest for u in tweaks if u.kind is not None]
         gone: list[tuple[tuple[float, float], Counter]] = []  # each place left, the kinds read there
         for tweaks in earlier:
