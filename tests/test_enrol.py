@@ -863,6 +863,37 @@ def test_a_poorly_photographed_back_is_read_by_its_number(tmp_path) -> None:
     assert load_profile(path).network_among == {}
 
 
+def test_a_washed_out_photo_is_not_learned_as_the_cards_look() -> None:
+    """An enrolment photo brings its own light: one back photographed washed out (35 % of its
+    contrast). Learned in the photos' own light (as shipped), the deck's reader alone takes most
+    real back-8s for other backs; learned with half the cards drawn in other light too
+    (``photo_light_share``: contrast and colourfulness changed), it reads them right by itself, and
+    the other backs still. (Off as shipped: it did not carry to the check families.)"""
+    import dataclasses
+
+    from scanner.labels import BACKS
+    from scanner.read.adapt import SETTINGS
+    from scanner.read.classify import ANY_DECK_MODEL
+    from scanner.read.profile import enrol_cards
+
+    classifier, any_deck = CardClassifier(), CardClassifier(ANY_DECK_MODEL)
+    cards = _pips_cards(BACKS)
+    real = {label: cards[label][0] for label in BACKS}
+    cards["back-8"] = [(0.35 * real["back-8"] + 0.65 * 250).astype(np.uint8)]
+    crops, truth = _on_other_tables({label: [real[label]] for label in BACKS}, 24, classifier)
+
+    def right_by_label(share: float) -> dict[str, float]:
+        settings = dataclasses.replace(SETTINGS, copies=8, photo_light_share=share)
+        profile = enrol_cards(classifier, cards, settings=settings, second=any_deck)
+        read = [p.label for p in profile.classify(classifier, crops)]  # (the reader alone: no second word)
+        return {label: float(np.mean([r == label for r, t in zip(read, truth) if t == label])) for label in BACKS}
+
+    assert SETTINGS.photo_light_share == 0.0
+    assert right_by_label(SETTINGS.photo_light_share)["back-8"] <= 0.5  # the failure it mends
+    varied = right_by_label(0.5)
+    assert all(share >= 0.9 for share in varied.values()), varied
+
+
 def test_a_card_the_reader_takes_for_no_card_is_read_as_the_card_the_network_names() -> None:
     """An enrolment photo can teach a card wrongly (a glare halo) without being refused; the
     reader then takes the real card for no card. Where the any-deck network names one of the

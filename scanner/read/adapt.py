@@ -80,6 +80,13 @@ class AdaptSettings:
     #: confirmed cards, else the others read with it) is likely a printed panel, not the card's edge
     enrol_smaller: float = 0.7
     enrol_usual_from: int = 3  # cards needed to know the usual size
+    #: an enrolment photo brings its own light (washed out, dim and warm): this share of the cards
+    #: drawn on the training tables get their lightness contrast and colourfulness changed by a
+    #: random factor in these ranges first, so the photo's light is not learned as the card's look.
+    #: Off: at 0.5 it mended the tuning families but not the check families (RESULTS, thirty-fourth session)
+    photo_light_share: float = 0.0
+    photo_contrast: tuple[float, float] = (0.7, 2.0)
+    photo_colourfulness: tuple[float, float] = (0.7, 1.5)
     seed: int = 0
 
 
@@ -458,14 +465,33 @@ class PhotoDeck:
     font: int = 0
     layout: str = "enrolled"
     heldout: bool = True
+    settings: AdaptSettings = SETTINGS  # (the light the photos are drawn in: ``photo_light_share``)
 
     def render(self, label: str, rng) -> np.ndarray:
         from scanner.synth.cards import CARD_H, CARD_MASK, CARD_W
 
         photos = self.cards[label]
         img = cv2.resize(photos[rng.randrange(len(photos))], (CARD_W, CARD_H), interpolation=cv2.INTER_AREA)
-        img[CARD_MASK == 0] = 0
+        inside = CARD_MASK > 0
+        # (no draw at a share of 0: the cards and tables as before, seed for seed)
+        if self.settings.photo_light_share > 0 and rng.random() < self.settings.photo_light_share:
+            img = _other_light(img, inside, rng, self.settings)
+        img[~inside] = 0
         return img
+
+
+def _other_light(img: np.ndarray, inside: np.ndarray, rng, settings: AdaptSettings) -> np.ndarray:
+    """``img`` with its lightness contrast (about the card's median) and its colourfulness changed
+    by random factors (``AdaptSettings.photo_contrast``, ``photo_colourfulness``; the contrast's
+    drawn evenly on a log scale)."""
+    low, high = settings.photo_contrast
+    contrast = float(np.exp(rng.uniform(np.log(low), np.log(high))))
+    colourfulness = rng.uniform(*settings.photo_colourfulness)
+    lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB).astype(np.float32)
+    middle = float(np.median(lab[..., 0][inside]))
+    lab[..., 0] = (lab[..., 0] - middle) * contrast + middle
+    lab[..., 1:] = (lab[..., 1:] - 128.0) * colourfulness + 128.0
+    return cv2.cvtColor(np.clip(lab, 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)
 
 
 def training_set(
@@ -488,7 +514,7 @@ def training_set(
 
     rng = random.Random(settings.seed)
     jitter = np.random.default_rng(settings.seed)
-    deck = PhotoDeck(cards_by_label)
+    deck = PhotoDeck(cards_by_label, settings=settings)
     labels = list(cards_by_label)
     wanted = settings.copies * len(labels)
     images: list[np.ndarray] = []
