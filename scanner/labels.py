@@ -37,3 +37,22 @@ def back_number(label: str) -> int | None:
     if label == "special-7":
         return 7
     return None
+
+
+def label_kind(label: str) -> str:
+    """The kind of card a label is, as a network's word on labels without photos is measured by
+    (``DeckProfile.network_word``): any-deck networks read faces and backs well on unseen art and
+    T! cards hardly at all.
+
+    >>> [label_kind(label) for label in ("red-5", "back-9", "tweak-joker", "tweak-back", "special-7")]
+    ['faces', 'backs', 'tweak', 'tweak', 'special']
+    """
+    if label in FACES:
+        return "faces"
+    if label in BACKS:
+        return "backs"
+    return "tweak" if label.startswith("tweak-") else "special"
+
+
+#: the kinds of card ``label_kind`` tells apart
+KINDS = ("faces", "backs", "tweak", "special")

@@ -56,6 +56,10 @@ class AdaptSettings:
     #: (``DeckProfile.network_mistaken``) is believed less, but still this much: the model cannot
     #: tell the two apart, and no photo shows the deck's look of it, so neither reading is sure
     mistaken_floor: float = 0.1
+    #: how far the any-deck network's word counts for the labels of a kind of card with no photo
+    #: in the profile (only the T! cards enrolled: the faces and backs): nothing of the deck
+    #: measured it there, and it is all there is to read them by
+    untaught_kind_reliability: float = 1.0
     #: a face is read as its colour times its value, each learned from every card of the deck with
     #: that colour or that value (one washed-out photo no longer decides its card alone), times the
     #: whole-label reader's posterior to this power (tuned on the tuning families; RESULTS)
@@ -63,9 +67,11 @@ class AdaptSettings:
     #: where the deck's reader reads no card but the any-deck network names one of the deck's
     #: enrolled backs or faces this surely, the two words are mixed, the network's at this weight:
     #: the card is read as that card, doubted (an enrolment photo that taught the card wrongly, in a
-    #: glare halo, makes the reader take the real card for no card; the network still reads it)
+    #: glare halo, makes the reader take the real card for no card; the network still reads it).
+    #: Over 1 / (2 x none_word_sure) the card wins even against a reader sure of no card (at 0.5 it
+    #: won only where some of the reader's word lay elsewhere)
     none_word_sure: float = 0.9
-    none_word_weight: float = 0.5
+    none_word_weight: float = 0.6
     face_factor_labels: int = 3  # enrolled faces that must show a colour (a value) for it to be learned
     #: an enrolment photo's card is cut at each way's outline of it; outlines this alike (IoU) are one
     same_outline: float = 0.95

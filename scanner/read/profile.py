@@ -54,7 +54,7 @@ import numpy as np
 
 from scanner.core import ScannerError
 from scanner.find.detect import aspect_ratio, contained_share
-from scanner.labels import BACKS, COLOURS, FACES, LABELS
+from scanner.labels import BACKS, COLOURS, FACES, KINDS, LABELS, label_kind
 from scanner.read.adapt import (
     INK_COLUMNS,
     SETTINGS,
@@ -92,6 +92,16 @@ def _fingerprint(path: Path) -> str:
     return model_fingerprint(path)
 
 
+@dataclass(frozen=True)
+class NetworkWord:
+    """``DeckProfile.network_word``: the network (its SHA-256) whose word the labels of a kind of
+    card without photos take, and by label without photos the largest share of one enrolled
+    label's training crops it read as that label (as ``DeckProfile.network_mistaken``)."""
+
+    model: str
+    mistaken: dict[str, float]
+
+
 @dataclass
 class DeckProfile:
     model_version: int
@@ -118,6 +128,9 @@ class DeckProfile:
     network_among: dict[str, float] = field(default_factory=dict)
     #: SHA-256 of the network whose word ``network_among`` measured ("": the shipped model itself)
     network_among_model: str = ""
+    #: the network whose word the labels of a kind of card without any photo take (``untaught``:
+    #: the any-deck network, which reads cards of any art). None: a profile made without it
+    network_word: NetworkWord | None = None
 
     def reliability_of(self, label: str) -> float:
         """How far the shipped model's word for ``label`` (a label without photos) counts."""
@@ -136,6 +149,12 @@ class DeckProfile:
     @property
     def missing(self) -> list[str]:
         return [label for label in LABELS if label not in self.photos]
+
+    @property
+    def untaught(self) -> list[str]:
+        """The kinds of card (``label_kind``) of which no label was enrolled."""
+        taught = {label_kind(label) for label in self.photos}
+        return [kind for kind in KINDS if kind not in taught]
 
     def check_model(self, classifier: Any) -> None:
         sha = model_fingerprint(classifier.path)
@@ -184,13 +203,28 @@ class DeckProfile:
             [max(1.0 - self.network_mistaken.get(label, 0.0), SETTINGS.mistaken_floor) for label in labels], np.float32
         )
         reliability = np.array([self.reliability_of(label) for label in labels], np.float32)
-        others = reliability * np.where(enrolled, 0.0, probs * believed)
+        word_of = probs
+        untaught_word = self._untaught_word(classifier, crops, second, word)
+        if untaught_word is not None:
+            # a kind of card with no photo at all (only the T! cards enrolled: the faces and the
+            # backs) is the any-deck network's to read, which reads them on any art; its word
+            # counts as far as it does not take one of the deck's cards for that label
+            untaught = np.array([label != NONE and label_kind(label) in self.untaught for label in labels])
+            word_mistaken = self.network_word.mistaken
+            believed = np.where(
+                untaught,
+                [max(1.0 - word_mistaken.get(label, 0.0), SETTINGS.mistaken_floor) for label in labels],
+                believed,
+            ).astype(np.float32)
+            reliability = np.where(untaught, SETTINGS.untaught_kind_reliability, reliability).astype(np.float32)
+            word_of = np.where(untaught, untaught_word, probs)
+        others = reliability * np.where(enrolled, 0.0, word_of * believed)
         mixed = own * (1 - others.sum(axis=1, keepdims=True)) + others
         # a crop near one of the deck's learned classes is the reader's; one unlike all of them
         # (something never seen) is left more and more to the model
         limit = SETTINGS.outlier_factor * self.reader.reach
         trust = np.clip(limit / np.maximum(dist.min(axis=1), 1e-9), 0, 1)[:, None]
-        out = trust * mixed + (1 - trust) * probs
+        out = trust * mixed + (1 - trust) * (probs if untaught_word is None else untaught_word)
         out /= out.sum(axis=1, keepdims=True)
         if word is not None and self.network_among_model:  # (a second network, not the classifier's own word)
             out = self._named_by_the_network(out, word, labels)
@@ -230,6 +264,21 @@ class DeckProfile:
         if second is None or _fingerprint(second.path) != self.network_among_model:
             return None
         if list(second.labels) != list(classifier.labels):
+            return None
+        return second.run(crops)[0]
+
+    def _untaught_word(
+        self, classifier: Any, crops: list[np.ndarray], second: Any, word: np.ndarray | None
+    ) -> np.ndarray | None:
+        """The any-deck network's probabilities (``network_word``'s network; ``word``, the second
+        word's, where that is it) where the deck has a kind of card with no photo at all
+        (``untaught``), else None: a profile made before it, or that network not here."""
+        w = self.network_word
+        if w is None or not w.model or not self.untaught:
+            return None
+        if word is not None and self.network_among_model == w.model:
+            return word
+        if second is None or list(second.labels) != list(classifier.labels) or _fingerprint(second.path) != w.model:
             return None
         return second.run(crops)[0]
 
@@ -285,7 +334,7 @@ class DeckProfile:
         >>> out = np.array([[0.0, 0.2, 0.8], [0.0, 0.2, 0.8], [0.0, 0.2, 0.8]])
         >>> word = np.array([[0.0, 0.95, 0.05], [0.95, 0.0, 0.05], [0.0, 0.6, 0.4]])
         >>> p._named_by_the_network(out, word, labels).round(3).tolist()
-        [[0.0, 0.575, 0.425], [0.0, 0.2, 0.8], [0.0, 0.2, 0.8]]
+        [[0.0, 0.65, 0.35], [0.0, 0.2, 0.8], [0.0, 0.2, 0.8]]
         """
         named = np.array(
             [label in self.photos and any(label in SHARED_DESIGNS[g] for g in self.network_among) for label in labels]
@@ -307,7 +356,9 @@ class DeckProfile:
         """How sure a reading of ``label`` (``probabilities`` over ``labels``) is of the group of
         cards of its kind that has a second word (``network_among``): the sum over the group; the
         label's own probability for a label of no such group. The second word splits a card's
-        reading among its group where two words differ: doubt of which face, not of a card.
+        reading among its group where two words differ: doubt of which face, not of a card. So does
+        the network's word on a kind the deck has no photo of (``untaught``; to it a T! card of an
+        art it never saw looks like a face): the labels of that kind count with the reading.
 
         >>> p = DeckProfile(1, "", None, [], {}, network_among={"backs": 0.9})
         >>> labels = ["back-7", "back-8", "red-1"]
@@ -316,11 +367,15 @@ class DeckProfile:
         >>> p.share_of_design("red-1", np.array([0.45, 0.5, 0.05]), labels)
         0.05
         """
+        own = float(probabilities[labels.index(label)])
         for group in self.network_among:
             members = SHARED_DESIGNS[group]
             if label in members:
-                return float(sum(probabilities[labels.index(m)] for m in members if m in labels))
-        return float(probabilities[labels.index(label)])
+                own = float(sum(probabilities[labels.index(m)] for m in members if m in labels))
+        untaught = self.untaught if self.network_word is not None else []
+        if untaught and label_kind(label) not in untaught:
+            own += float(sum(p for m, p in zip(labels, probabilities) if m != NONE and label_kind(m) in untaught))
+        return own
 
     def classify(self, classifier: Any, crops: list[np.ndarray], second: Any = None) -> list[Any]:
         """Predictions as ``CardClassifier.classify`` gives them, read with this deck's look
@@ -354,6 +409,7 @@ class DeckProfile:
             "network_mistaken": {label: round(share, 4) for label, share in self.network_mistaken.items()},
             "network_among": {group: round(share, 4) for group, share in self.network_among.items()},
             "network_among_model": self.network_among_model,
+            **({} if self.network_word is None else {"network_word": _word_json(self.network_word)}),
             "photos": {label: self.photos[label] for label in self.enrolled},
             "missing": self.missing,
             "problems": self.problems,
@@ -371,6 +427,16 @@ class DeckProfile:
             os.replace(part, path)
         finally:
             part.unlink(missing_ok=True)  # (gone once replaced; a failed write's half removed)
+
+
+def _word_json(w: NetworkWord) -> dict[str, Any]:
+    return {"model": w.model, "mistaken": {label: round(share, 4) for label, share in w.mistaken.items()}}
+
+
+def _word_from_json(data: Any, path: Path) -> NetworkWord:
+    if not isinstance(data, dict) or not isinstance(data.get("model"), str) or "mistaken" not in data:
+        raise ProfileError(f"{path}: 'network_word' must hold 'model' (a SHA-256) and 'mistaken'")
+    return NetworkWord(data["model"], _mistaken_from_json(data["mistaken"], path, "network_word.mistaken"))
 
 
 def _lda_json(r: LinearDiscriminant) -> dict[str, Any]:
@@ -434,13 +500,13 @@ def _share_or_none(value: Any, name: str, path: Path) -> float | None:
     return float(value)
 
 
-def _mistaken_from_json(data: Any, path: Path) -> dict[str, float]:
+def _mistaken_from_json(data: Any, path: Path, name: str = "network_mistaken") -> dict[str, float]:
     if not isinstance(data, dict):
-        raise ProfileError(f"{path}: 'network_mistaken' must map labels to shares")
+        raise ProfileError(f"{path}: '{name}' must map labels to shares")
     out = {}
     for label, share in data.items():
         if label not in LABELS or not 0.0 <= float(share) <= 1.0:
-            raise ProfileError(f"{path}: 'network_mistaken': {label!r}: {share!r} (a card label and a share 0-1)")
+            raise ProfileError(f"{path}: '{name}': {label!r}: {share!r} (a card label and a share 0-1)")
         out[label] = float(share)
     return out
 
@@ -511,6 +577,7 @@ def load_profile(path: Path, classifier: Any = None) -> DeckProfile:
             _share_or_none(data.get("network_reliability_others"), "network_reliability_others", path),
             _among_from_json(data.get("network_among", {}), path),
             str(data.get("network_among_model", "")),
+            None if data.get("network_word") is None else _word_from_json(data["network_word"], path),
         )
     except (KeyError, TypeError, ValueError) as err:
         raise ProfileError(f"{path}: a required field is missing or malformed ({err})") from None
@@ -596,6 +663,7 @@ def enrol_cards(
     among_right: dict[str, list[bool]] = {group: [] for group in SHARED_DESIGNS}
     column = {label: i for i, label in enumerate(classifier.labels)}
     said = np.zeros((len(enrolled), len(classifier.labels)))  # enrolled label x the model's reading
+    word_said = np.zeros_like(said)  # ... x the second network's (``second``; the model's where None)
     for start in range(0, len(images), 256):
         batch, wanted = images[start : start + 256], targets[start : start + 256]
         probs, _, emb = classifier.run(batch)
@@ -607,18 +675,22 @@ def enrol_cards(
         read_right += list(read == truth)
         read_face += [enrolled[t // 2] in FACES for t in wanted[cards]]
         np.add.at(said, (wanted[cards] // 2, read), 1)
+        word_read = word[cards].argmax(axis=1)
+        np.add.at(word_said, (wanted[cards] // 2, word_read), 1)
         for group, members in SHARED_DESIGNS.items():
             shown = [label for label in members if label in index]
             rows = [i for i, t in enumerate(wanted) if t < len(classes) - 1 and enrolled[t // 2] in shown]
             if len(shown) >= 2 and rows:
                 among = word[rows][:, [column[label] for label in shown]].argmax(axis=1)
                 among_right[group] += [shown[a] == enrolled[wanted[i] // 2] for a, i in zip(among, rows)]
-    said /= np.maximum(said.sum(axis=1, keepdims=True), 1)
-    mistaken = {
-        label: float(said[:, i].max())
-        for i, label in enumerate(classifier.labels)
-        if label in LABELS and label not in index and said[:, i].max() > 0
-    }
+    mistaken, word_mistaken = (
+        {
+            label: float(shares[:, i].max())
+            for i, label in enumerate(classifier.labels)
+            if label in LABELS and label not in index and shares[:, i].max() > 0
+        }
+        for shares in (m / np.maximum(m.sum(axis=1, keepdims=True), 1) for m in (said, word_said))
+    )
     every = np.concatenate(features)
     reader = fit_reader(every, targets, len(classes), settings)
     row_labels = [None if t == len(classes) - 1 else enrolled[t // 2] for t in targets]
@@ -643,6 +715,7 @@ def enrol_cards(
         network_reliability_others=_share(read_right, read_face, False),
         network_among={group: float(np.mean(right)) for group, right in among_right.items() if right},
         network_among_model="" if second is None else _fingerprint(second.path),
+        network_word=None if second is None else NetworkWord(_fingerprint(second.path), word_mistaken),
     )
 
 
