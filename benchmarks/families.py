@@ -2,7 +2,7 @@
 
     python benchmarks/families.py [--families pips,texture,...] [--tables 40] [--deck 1] [--first SEED] [--clutter]
         [--few] [--zoom Z] [--no-enrol] [--no-retake | --retakes N] [--shots N] [--laid-out N] [--leave-out N]
-        [--finder PATH]
+        [--finder PATH] [--only KINDS]
 
 For each family (``scanner/synth/families.py``: tuning families first, then the families kept for
 checking), one deck is drawn; it is enrolled from one photo per label (a card anywhere on a table,
@@ -22,6 +22,9 @@ standard layout (``scanner.read.layout``: the cards laid out in rows) instead of
 ``--no-retake``). ``--leave-out N``: N faces enrolled without a photo (a partly enrolled deck:
 each colour and each value left out as evenly as N allows, ``left_out``); how often those faces
 are read right is printed too.
+``--only KINDS``: only the photos of these kinds of card enrolled (``scanner.labels.label_kind``:
+faces, backs, tweak, special; e.g. ``--only tweak``, the five T! cards' photos): the other kinds
+are read by the any-deck network's word (``DeckProfile.network_word``).
 ``--finder PATH``: another card finder (an ``.onnx`` file ``tweak fine-tune-finder`` wrote) in
 place of the shipped one.
 """
@@ -46,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from scanner.labels import COLOURS, FACES  # noqa: E402
+from scanner.labels import COLOURS, FACES, KINDS, LABELS, label_kind  # noqa: E402
 from scanner.metrics import expected_cards, match  # noqa: E402
 from scanner.read.profile import enrol_folder  # noqa: E402
 from scanner.scan import load_scanner  # noqa: E402
@@ -122,6 +125,7 @@ def main() -> None:
     parser.add_argument("--shots", type=int, default=1, help="photos of each card to enrol from")
     parser.add_argument("--leave-out", type=int, default=0, help="N faces enrolled without a photo")
     parser.add_argument("--finder", help="another card finder's .onnx file")
+    parser.add_argument("--only", help="enrol only these kinds of card (comma list of faces, backs, tweak, special)")
     parser.add_argument(
         "--laid-out", type=int, default=0, help="enrol from N photos of each laid-out sheet instead of one photo a card"
     )
@@ -136,6 +140,9 @@ def main() -> None:
         parser.error(f"--laid-out {args.laid_out}: give 1 or more photos of each sheet (0: one photo a card)")
     if not 0 <= args.leave_out <= len(FACES):
         parser.error(f"--leave-out {args.leave_out}: give 0 to {len(FACES)} faces")
+    only = None if args.only is None else args.only.split(",")
+    if only is not None and (not only or set(only) - set(KINDS)):
+        parser.error(f"--only {args.only}: give kinds of card among {', '.join(KINDS)}")
     if args.finder and not Path(args.finder).is_file():
         parser.error(f"--finder {args.finder}: no such file (a card_finder .onnx file)")
     cv2.setNumThreads(1)
@@ -152,6 +159,7 @@ def main() -> None:
     shown += f", {args.shots} photos a card" if args.shots != 1 else ""
     shown += f", enrolled from {args.laid_out} photos of each laid-out sheet" if args.laid_out else ""
     shown += f", {args.leave_out} faces without a photo" if args.leave_out else ""
+    shown += f", only the {args.only} photos enrolled" if only else ""
     print(f"{args.tables} tables a family from seed {first}, deck {args.deck}, detector {args.detector}{shown}")
     print("family     kind    | zero-shot: recall precision labels frames | enrolled: recall precision labels frames")
     for family in args.families.split(","):
@@ -180,6 +188,9 @@ def main() -> None:
                 retaken = enrol_photos(d, Path(tmp), scanner.finder, args.deck, retakes, args.shots)
             for label in left_out(args.leave_out):
                 shutil.rmtree(Path(tmp) / label, ignore_errors=True)
+            for label in LABELS if only else ():
+                if label_kind(label) not in only:
+                    shutil.rmtree(Path(tmp) / label, ignore_errors=True)
             report = enrol_folder(Path(tmp), scanner)
         scanner.profile = report.profile
         enrolled = score(scanner, tables, frozenset(left_out(args.leave_out)))
