@@ -397,6 +397,15 @@ class Scanner:
         share = profile.share_of_design(pred.label, pred.probabilities, self.classifier.labels)
         return max(pred.confidence, share) < SETTINGS.enrolled_floor
 
+    def _untaught_share(self, pred: Any) -> float:
+        """With a deck profile that has no photo of some kinds of card, the probability a reading
+        of a kind it has gives those kinds (``DeckProfile.untaught_share``): the any-deck network
+        takes this deck's T! cards for faces, so such a reading is never sure which card, and
+        looking again at other quads would not make it surer. 0 without."""
+        if self.profile is None or pred.label == "none":
+            return 0.0
+        return self.profile.untaught_share(pred.label, pred.probabilities, self.classifier.labels)
+
     def _surely_of_an_untaught_kind(self, label: str, reported: float) -> bool:
         """With a deck profile that has no photo of a kind of card at all (only the T! cards
         enrolled: the faces and backs), a reading of that kind is the any-deck network's word
@@ -475,9 +484,10 @@ class Scanner:
         quads far longer than a card are left to ``_split_merged``."""
 
         def doubtful(d: Any, p: Any) -> bool:
+            certain = p.confidence + self._untaught_share(p)
             return (
-                p.confidence < SETTINGS.sure
-                or (d.angle_agreement < SETTINGS.angle_doubted and p.confidence < SETTINGS.recheck_below)
+                certain < SETTINGS.sure
+                or (d.angle_agreement < SETTINGS.angle_doubted and certain < SETTINGS.recheck_below)
                 # (a deck's own reader takes a part of a card for no card, surely: a quad put across
                 # a dark card whose edge hardly shows is one; zero-shot, ``_cards_by_shape`` keeps it)
                 or (self.profile is not None and p.label == "none" and not d.weak)

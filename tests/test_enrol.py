@@ -969,3 +969,75 @@ def _pips_cards(labels) -> dict[str, list[np.ndarray]]:
         photo, corners = card_photo_and_corners(label, family_deck("pips", 2), 600 + LABELS.index(label))
         cards[label] = [card_image(photo, order_portrait(corners))]
     return cards
+
+
+def test_a_deck_enrolled_from_its_t_cards_alone_reads_its_faces_and_backs_by_the_any_deck_network(tmp_path) -> None:
+    """The T! cards are what the networks cannot read on an art they never saw; a user may
+    photograph only those five. The kinds of card without any photo (faces, backs, the special 7)
+    are then the any-deck network's to read (``DeckProfile.network_word``), and the T! cards the
+    deck's reader's. Without that network's word (a profile made without it) the reader, which
+    knows nothing but T! cards, reads a face as a T! card."""
+    import dataclasses
+
+    from scanner.labels import TWEAK_FACES
+    from scanner.read.adapt import SETTINGS
+    from scanner.read.classify import ANY_DECK_MODEL
+    from scanner.read.profile import enrol_cards
+
+    classifier, any_deck = CardClassifier(), CardClassifier(ANY_DECK_MODEL)
+    settings = dataclasses.replace(SETTINGS, copies=10)
+    tweaks = _pips_cards((*TWEAK_FACES, "tweak-back"))
+    profile = enrol_cards(classifier, tweaks, settings=settings, second=any_deck)
+    assert profile.untaught == ["faces", "backs", "special"]
+    assert profile.network_word is not None and profile.network_word.model
+    others = _pips_cards(("red-2", "orange-5", "green-1", "blue-6", "purple-3", "back-7", "back-10"))
+    crops, truth = _on_other_tables(others, 4, classifier)
+    path = tmp_path / "p.json"
+    profile.save(path)
+    saved = load_profile(path, classifier)
+    assert saved.network_word == profile.network_word
+    read = saved.classify(classifier, crops, any_deck)
+    assert np.mean([p.label == t for p, t in zip(read, truth)]) >= 0.8, [(p.label, t) for p, t in zip(read, truth)]
+    # the T! cards are still the deck's reader's
+    t_crops, t_truth = _on_other_tables(tweaks, 3, classifier)
+    t_read = saved.classify(classifier, t_crops, any_deck)
+    t_right = [p.label == t for p, t in zip(t_read, t_truth)]
+    assert np.mean(t_right) >= 0.8, [(p.label, t) for p, t in zip(t_read, t_truth)]
+    # a T! reading shares its probability with the faces the network names (it has never seen this
+    # deck's T! cards): unsure which card, but a card, so not dropped under the deck's floor
+    labels = classifier.labels
+    shares = [saved.share_of_design(p.label, p.probabilities, labels) for p in t_read]
+    assert min(p.confidence for p in t_read) < SCAN_SETTINGS.enrolled_floor <= min(shares)
+    # the failure this guards against: a profile without the network's word takes faces for T! cards
+    blind = dataclasses.replace(saved, network_word=None)
+    unread = blind.classify(classifier, crops, any_deck)
+    assert np.mean([p.label == t for p, t in zip(unread, truth)]) <= 0.3, [p.label for p in unread]
+    # the word is kept with the profile, and a malformed one is refused by name
+    data = json.loads(path.read_text())
+    data["network_word"] = {"model": 5}
+    path.write_text(json.dumps(data))
+    with pytest.raises(ProfileError, match="'network_word' must hold 'model'"):
+        load_profile(path)
+    del data["network_word"]  # a profile made before it reads as it did
+    path.write_text(json.dumps(data))
+    assert load_profile(path).network_word is None
+
+
+def test_a_reading_of_a_kind_without_photos_is_sure_at_the_any_deck_networks_bar() -> None:
+    """With only the T! cards enrolled, a face is read by the any-deck network's word, so the
+    referee doubts it under that network's bar (``any_deck_sure``), as on a deck without a
+    profile, not under the profile's far higher one; the deck's own T! cards keep the profile's."""
+    from scanner.read.profile import DeckProfile, NetworkWord
+
+    scanner = load_scanner()
+    photos = {label: 1 for label in ("tweak-thief", "tweak-joker", "tweak-shifter", "tweak-bomb", "tweak-back")}
+    scanner.profile = DeckProfile(1, "", None, [], photos, network_word=NetworkWord("abc", {}))
+    bar = SCAN_SETTINGS.any_deck_sure
+    assert scanner._surely_of_an_untaught_kind("red-3", bar)
+    assert scanner._surely_of_an_untaught_kind("back-9", bar + 0.01)
+    assert not scanner._surely_of_an_untaught_kind("red-3", bar - 0.01)
+    assert not scanner._surely_of_an_untaught_kind("tweak-joker", 0.95)  # enrolled: the profile's bar
+    scanner.profile = DeckProfile(1, "", None, [], photos)  # made without the network's word
+    assert not scanner._surely_of_an_untaught_kind("red-3", 0.95)
+    scanner.profile = DeckProfile(1, "", None, [], {**photos, "red-1": 1, "back-7": 1, "special-7": 1})
+    assert not scanner.profile.untaught

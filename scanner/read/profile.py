@@ -372,10 +372,25 @@ class DeckProfile:
             members = SHARED_DESIGNS[group]
             if label in members:
                 own = float(sum(probabilities[labels.index(m)] for m in members if m in labels))
+        return own + self.untaught_share(label, probabilities, labels)
+
+    def untaught_share(self, label: str, probabilities: np.ndarray, labels: list[str]) -> float:
+        """The probability (``probabilities`` over ``labels``) of the labels of the kinds of card the
+        deck has no photo of (``untaught``), for a reading of ``label``, a label of a kind it has
+        (else 0): the any-deck network's word on those (``network_word``), and to it a T! card of an
+        art it never saw looks like a face. The reading is unsure which card, not whether one.
+
+        >>> p = DeckProfile(1, "", None, [], {"tweak-bomb": 1}, network_word=NetworkWord("abc", {}))
+        >>> labels = ["red-1", "back-7", "tweak-bomb", "none"]
+        >>> round(p.untaught_share("tweak-bomb", np.array([0.5, 0.1, 0.3, 0.1]), labels), 2)
+        0.6
+        >>> p.untaught_share("red-1", np.array([0.5, 0.1, 0.3, 0.1]), labels)
+        0.0
+        """
         untaught = self.untaught if self.network_word is not None else []
-        if untaught and label_kind(label) not in untaught:
-            own += float(sum(p for m, p in zip(labels, probabilities) if m != NONE and label_kind(m) in untaught))
-        return own
+        if not untaught or label_kind(label) in untaught:
+            return 0.0
+        return float(sum(p for m, p in zip(labels, probabilities) if m != NONE and label_kind(m) in untaught))
 
     def classify(self, classifier: Any, crops: list[np.ndarray], second: Any = None) -> list[Any]:
         """Predictions as ``CardClassifier.classify`` gives them, read with this deck's look
