@@ -449,6 +449,12 @@ def _enrol(args: argparse.Namespace) -> int:
             if missing
             else ""
         )
+        + (
+            f"; no photo of any of the {', '.join(profile.untaught)}: those are read by the any-deck network,"
+            " as without a profile"
+            if profile.untaught and profile.network_word is not None
+            else ""
+        )
     )
     if kept:
         print(f"kept the cards it learned from in {kept} (copy it with the profile: the wizard adds to them)")

@@ -44,6 +44,8 @@ def test_enrol_command_writes_a_versioned_profile(deck, tmp_path, capsys) -> Non
     assert main(["enrol", str(folder), "--profile", str(out)]) == 0
     said = capsys.readouterr()
     assert "5 labels from 5 photos" in said.out and "use the shipped model" in said.out
+    # (no back and no special 7 among them: those kinds are the any-deck network's to read)
+    assert "no photo of any of the backs, special: those are read by the any-deck network" in said.out
     assert "learning the deck" in said.err  # the progress bar
     data = json.loads(out.read_text())
     assert data["tweak_profile"] == 2
