@@ -435,7 +435,6 @@ def test_the_enrolment_wizard_speaks_the_pages_language(server, page):
         page.goto(url + "/enrol")
         expect(page.get_by_test_id("enrol-hint")).to_contain_text("Lägg ett kort med framsidan upp")
         expect(page.get_by_test_id("enrol-hint")).to_contain_text("en andra läsning, med korten flyttade")
-        expect(page.get_by_test_id("enrol-hurry")).to_contain_text("Bara de fem T!-korten")
         expect(page.get_by_test_id("enrol-state")).to_contain_text("Bekräftade, inte sparade än: inga")
         expect(page.get_by_test_id("enrol-todo")).to_contain_text("Inte lästa än: röd-1, röd-2")
         page.get_by_test_id("enrol-read").tap()

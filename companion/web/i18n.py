@@ -150,18 +150,6 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "oftast bättre (ett blänk på den ena vägs upp); att spara lär kameran din kortlek (ungefär en "
         "minut); kort du hoppar över behåller den medföljande igenkänningen. Eller, från foton:",
     ),
-    "In a hurry: the five T! cards alone (the four T! cards and a T! back) teach the camera what it "
-    "cannot read on a deck it never saw; the other cards are then read as without a profile.": (
-        "Con prisa: las cinco cartas T! solas (las cuatro cartas T! y un dorso T!) enseñan a la cámara lo "
-        "que no sabe leer en una baraja que nunca vio; las demás cartas se leen entonces como sin perfil.",
-        "Pressé : les cinq cartes T! seules (les quatre cartes T! et un dos T!) apprennent à la caméra ce "
-        "qu'elle ne sait pas lire sur un jeu qu'elle n'a jamais vu ; les autres cartes sont alors lues "
-        "comme sans profil.",
-        "Haast? Alleen de vijf T!-kaarten (de vier T!-kaarten en een T!-rug) leren de camera wat hij op "
-        "een onbekend spel niet kan lezen; de andere kaarten worden dan gelezen als zonder profiel.",
-        "Bråttom? Bara de fem T!-korten (de fyra T!-korten och en T!-baksida) lär kameran det den inte "
-        "kan läsa på en kortlek den aldrig sett; övriga kort läses då som utan profil.",
-    ),
     "The cards the camera read, outlined": (
         "Las cartas que leyó la cámara, con su contorno",
         "Les cartes lues par la caméra, avec leur contour",
