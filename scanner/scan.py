@@ -26,7 +26,7 @@ from scanner.find.detect import (
 from scanner.find.segment import profiles_across_sides, snap_many
 from scanner.geometry.crops import card_crop, order_portrait, rotate_corners
 from scanner.geometry.mat import MatLayout, MatView, find_markers, find_mat
-from scanner.labels import FACES, back_number, label_kind
+from scanner.labels import FACES, back_number
 from scanner.metrics import quad_iou
 from scanner.read.classify import ANY_DECK_MODEL, DEFAULT_MODEL, MIN_CONFIDENCE, CardClassifier, ClassifierError
 
@@ -279,8 +279,6 @@ class Scanner:
             confidence = _as_reported(pred.confidence, det.touching)
             if index in vouched:
                 confidence = max(confidence, SETTINGS.any_deck_sure)
-            elif self._surely_of_an_untaught_kind(pred.label, confidence):
-                confidence = max(confidence, self.profile.doubt_below)
             order = np.argsort(pred.probabilities)[::-1][:3]
             labels = self.classifier.labels
             candidates = [(labels[i], float(pred.probabilities[i])) for i in order if labels[i] != "none"]
@@ -405,19 +403,6 @@ class Scanner:
         if self.profile is None or pred.label == "none":
             return 0.0
         return self.profile.untaught_share(pred.label, pred.probabilities, self.classifier.labels)
-
-    def _surely_of_an_untaught_kind(self, label: str, reported: float) -> bool:
-        """With a deck profile that has no photo of a kind of card at all (only the T! cards
-        enrolled: the faces and backs), a reading of that kind is the any-deck network's word
-        (``DeckProfile.network_word``): it is sure at that network's bar (``any_deck_sure``), as on
-        a deck without a profile, not at the profile's."""
-        profile = self.profile
-        return (
-            profile is not None
-            and profile.network_word is not None
-            and label_kind(label) in profile.untaught
-            and reported >= SETTINGS.any_deck_sure
-        )
 
     def _read_ink(self, source: np.ndarray, detections: list[Any], predictions: list[Any]) -> list[Any]:
         """Each card the network reads as a face, unsure of its colour, with its colour read again

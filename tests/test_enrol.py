@@ -1023,23 +1023,3 @@ def test_a_deck_enrolled_from_its_t_cards_alone_reads_its_faces_and_backs_by_the
     del data["network_word"]  # a profile made before it reads as it did
     path.write_text(json.dumps(data))
     assert load_profile(path).network_word is None
-
-
-def test_a_reading_of_a_kind_without_photos_is_sure_at_the_any_deck_networks_bar() -> None:
-    """With only the T! cards enrolled, a face is read by the any-deck network's word, so the
-    referee doubts it under that network's bar (``any_deck_sure``), as on a deck without a
-    profile, not under the profile's far higher one; the deck's own T! cards keep the profile's."""
-    from scanner.read.profile import DeckProfile, NetworkWord
-
-    scanner = load_scanner()
-    photos = {label: 1 for label in ("tweak-thief", "tweak-joker", "tweak-shifter", "tweak-bomb", "tweak-back")}
-    scanner.profile = DeckProfile(1, "", None, [], photos, network_word=NetworkWord("abc", {}))
-    bar = SCAN_SETTINGS.any_deck_sure
-    assert scanner._surely_of_an_untaught_kind("red-3", bar)
-    assert scanner._surely_of_an_untaught_kind("back-9", bar + 0.01)
-    assert not scanner._surely_of_an_untaught_kind("red-3", bar - 0.01)
-    assert not scanner._surely_of_an_untaught_kind("tweak-joker", 0.95)  # enrolled: the profile's bar
-    scanner.profile = DeckProfile(1, "", None, [], photos)  # made without the network's word
-    assert not scanner._surely_of_an_untaught_kind("red-3", 0.95)
-    scanner.profile = DeckProfile(1, "", None, [], {**photos, "red-1": 1, "back-7": 1, "special-7": 1})
-    assert not scanner.profile.untaught
