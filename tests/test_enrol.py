@@ -1010,6 +1010,13 @@ def test_a_deck_enrolled_from_its_t_cards_alone_reads_its_faces_and_backs_by_the
     labels = classifier.labels
     shares = [saved.share_of_design(p.label, p.probabilities, labels) for p in t_read]
     assert min(p.confidence for p in t_read) < SCAN_SETTINGS.enrolled_floor <= min(shares)
+    scanner = load_scanner()
+    scanner.profile = saved
+    assert all(not scanner._not_of_the_deck(p) for p, right in zip(t_read, t_right) if right)
+    # ... and so the second look, which reads a doubtful card again at other quads, counts it sure
+    # as far as its share is (a face's reading here is the network's: nothing is added to it)
+    assert all(p.confidence + scanner._untaught_share(p) == pytest.approx(s) for p, s in zip(t_read, shares))
+    assert all(scanner._untaught_share(p) == 0.0 for p in read if not p.label.startswith("tweak-"))
     # the failure this guards against: a profile without the network's word takes faces for T! cards
     blind = dataclasses.replace(saved, network_word=None)
     unread = blind.classify(classifier, crops, any_deck)
