@@ -64,6 +64,7 @@ class _Pending:
     arrivals: list[Card] = field(default_factory=list)  # centre cards that appeared this turn, in order
     flip: TweakKind | None = None
     flip_doubted: bool = False  # the used T! card's kind rests on a doubtful reading of its face
+    flip_guessed: bool = False  # ... or on no reading at all: the T! pile's guessed order (won unseen)
     given: list[tuple[Card, int]] = field(default_factory=list)  # cards seen laid in front of a seat this turn
     shifted_target: int | None = None
     last_target: int | None = None
@@ -112,6 +113,7 @@ class Referee:
         self._view: TableView | None = None
         self._last_views: list[TableView] = []  # the 3 views before this one (T! cards, cards given)
         self._doubted_tweaks: set[tuple[int, TweakKind]] = set()  # (seat, kind) read face up in doubt
+        self._flips_guessed: set[int] = set()  # seats whose T! card turned down is of a guessed kind (``_flips``)
         self._sure_held: list[list[int]] = []  # each seat's T! cards read surely face up, in the last 3 views
         # the cards in view when the round was last changed by hand: one of them that the round as
         # changed does not hold is unexplained, not a card laid since (a move using it is asked)
@@ -389,7 +391,8 @@ class Referee:
         if p in flips and pending.flip is None:
             pending.flip = flips[p]
             # a T! card's kind read in doubt (now or when it was won) makes the move a question
-            pending.flip_doubted = (p, flips[p]) in self._doubted_tweaks
+            pending.flip_doubted = (p, flips[p]) in self._doubted_tweaks or p in self._flips_guessed
+            pending.flip_guessed = p in self._flips_guessed
         if view.given:  # (kept through the turn: a card lying on in front of a seat hides none given before)
             seats = [(card, self._giver_seat(pos, seat, view)) for card, seat, pos in view.given]
             pending.given += [g for g in dict.fromkeys(seats) if g[1] != p and g not in pending.given]
@@ -642,6 +645,7 @@ class Referee:
         """Seats whose T! card was turned face down since the turn began, with its kind."""
         rnd = self.seen.round
         out: dict[int, TweakKind] = {}
+        self._flips_guessed = set()
         for seat in range(len(self.players)):
             if seat >= len(view.used) or view.used[seat] <= len(rnd.tweaks_used[seat]):
                 continue
@@ -653,10 +657,16 @@ class Referee:
             vanished = recent - view.held[seat]
             if len(vanished) == 1:  # the kind seen face up there until now (even if won unseen)
                 out[seat] = next(iter(vanished))
-            elif len(missing) == 1:
+                continue
+            if len(missing) == 1:
                 out[seat] = next(iter(missing))
             elif len(set(held)) == 1:
                 out[seat] = next(iter(held))
+            else:
+                continue
+            # (the record's kind of a card won unseen is the pile's guessed order, no reading)
+            if not (held - self.seen.tweaks_guessed(seat))[out[seat]]:
+                self._flips_guessed.add(seat)
         return out
 
     def _used_unseen(self, seat: int, laid: int) -> TweakKind | None:
@@ -760,12 +770,23 @@ class Referee:
     def _tweak_options(
         self, effects: list[Card], shifted_target: int | None, discard: bool = False
     ) -> list[tuple[TweakUse | None, dict]]:
-        rnd = self.seen.round
-        p = rnd.to_move
         kind = self.pending.flip
-        others = [i for i, h in enumerate(rnd.hands) if i != p and h]
         if kind is None:
             return [(None, {})]
+        options = self._kind_options(kind, effects, shifted_target, discard)
+        if self.pending.flip_guessed:
+            # a card won unseen may be of any kind that lays as many cards: each is a reading (asked)
+            for other in TweakKind:
+                if other is not kind and self._effects_expected(other) == self._effects_expected(kind):
+                    options += self._kind_options(other, effects, shifted_target, discard)
+        return options
+
+    def _kind_options(
+        self, kind: TweakKind, effects: list[Card], shifted_target: int | None, discard: bool
+    ) -> list[tuple[TweakUse | None, dict]]:
+        rnd = self.seen.round
+        p = rnd.to_move
+        others = [i for i, h in enumerate(rnd.hands) if i != p and h]
         if kind is TweakKind.JOKER:
             # with a discard the delta changes nothing and cannot be seen: recorded as +1 (README)
             return [(UseJoker(1), {})] if discard else [(UseJoker(1), {}), (UseJoker(-1), {})]

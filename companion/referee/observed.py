@@ -410,6 +410,18 @@ class ObservedRound:
                 self.unseen[self._solver.faces[slot]] += 1
                 self._unseen_from.append((self._solver.faces[slot], len(self.turns)))
 
+    def tweaks_guessed(self, player: int) -> Counter:
+        """The kinds of ``player``'s T! cards that rest on the guessed order of the T! pile: won
+        while nobody saw their face, and not used since (a use shows the kind:
+        ``_reveal_tweak_use``). A referee must not take these for known (R4.2, R4.5)."""
+        s = self._solver
+        unseen = Counter(
+            s.tweak_pile[position]
+            for position, winner in self._tweak_winners.items()
+            if winner == player and position not in s.tweak_pinned
+        )
+        return Counter(self.round.tweaks_held[player]) & unseen
+
     def _reveal_tweak_use(self, turn: Turn) -> tuple | None:
         """A T! card used whose face was not seen when it was won (so its kind was a guess from the
         pile's order): the use shows its kind, and the guess is fixed now (R4.5, R6)."""
