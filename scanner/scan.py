@@ -26,7 +26,7 @@ from scanner.find.detect import (
 from scanner.find.segment import profiles_across_sides, snap_many
 from scanner.geometry.crops import card_crop, order_portrait, rotate_corners
 from scanner.geometry.mat import MatLayout, MatView, find_markers, find_mat
-from scanner.labels import FACES, back_number
+from scanner.labels import FACES, back_number, label_kind
 from scanner.metrics import quad_iou
 from scanner.read.classify import ANY_DECK_MODEL, DEFAULT_MODEL, MIN_CONFIDENCE, CardClassifier, ClassifierError
 
@@ -259,6 +259,7 @@ class Scanner:
         # (not in a won pile's picture: its score counts every card's label, and a guess would count)
         by_shape = self._cards_by_shape(source, detections, predictions) if self.profile is None and not pile else set()
         vouched = self._vouched(source, detections, predictions)
+        sure_untaught = self._sure_of_an_untaught_kind(source, detections, predictions)
         for index, (det, pred) in enumerate(zip(detections, predictions)):
             # (an unsure card on one of the mat's markers is the marker: a black square with a white
             # pattern, which the classifier can take for a back; a card lying on a marker hides it
@@ -279,6 +280,8 @@ class Scanner:
             confidence = _as_reported(pred.confidence, det.touching)
             if index in vouched:
                 confidence = max(confidence, SETTINGS.any_deck_sure)
+            elif index in sure_untaught:
+                confidence = max(confidence, self.profile.doubt_below)
             order = np.argsort(pred.probabilities)[::-1][:3]
             labels = self.classifier.labels
             candidates = [(labels[i], float(pred.probabilities[i])) for i in order if labels[i] != "none"]
@@ -403,6 +406,36 @@ class Scanner:
         if self.profile is None or pred.label == "none":
             return 0.0
         return self.profile.untaught_share(pred.label, pred.probabilities, self.classifier.labels)
+
+    def _sure_of_an_untaught_kind(self, source: np.ndarray, detections: list[Any], predictions: list[Any]) -> set[int]:
+        """With a deck profile that has no photo of some kinds of card (``DeckProfile.untaught``:
+        only the T! cards enrolled), which readings of those kinds count as sure: the any-deck
+        network's word, at its own bar (``any_deck_sure``, a card touching another counting less),
+        **and** the first network's the same, surely (``any_deck_vouched``). Zero-shot either one
+        will do; here both must, as the profile's reader cannot check them (at the any-deck bar
+        alone the referee passed wrong moves silently: RESULTS, thirty-fifth session)."""
+        profile = self.profile
+        if profile is None or profile.network_word is None or self.any_deck is None:
+            return set()
+        untaught = profile.untaught
+        asked = [
+            i
+            for i, (d, p) in enumerate(zip(detections, predictions))
+            if p.label != "none"
+            and label_kind(p.label) in untaught
+            and _as_reported(p.confidence, d.touching) < profile.doubt_below
+        ]
+        if not asked:
+            return set()
+        crops = [card_crop(source, detections[i].corners, self.classifier.margin) for i in asked]
+        words = zip(self.any_deck.classify(crops), self.classifier.classify(crops))
+        return {
+            i
+            for i, (any_deck, first) in zip(asked, words)
+            if any_deck.label == first.label == predictions[i].label
+            and _as_reported(any_deck.confidence, detections[i].touching) >= SETTINGS.any_deck_sure
+            and first.confidence >= SETTINGS.any_deck_vouched
+        }
 
     def _read_ink(self, source: np.ndarray, detections: list[Any], predictions: list[Any]) -> list[Any]:
         """Each card the network reads as a face, unsure of its colour, with its colour read again
