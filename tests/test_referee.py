@@ -791,6 +791,40 @@ def test_a_t_card_used_unseen_is_offered_not_taken_for_discards(faces_read: bool
     assert uses[True, True] > 3 * uses[False, True]  # the use nearly always offered
 
 
+def test_a_t_card_won_unseen_and_turned_face_down_is_asked_with_each_kind_it_may_be() -> None:
+    """The camera sees T! cards face down but never reads a face (a deck whose T! cards it does
+    not know): a card won unseen is of the kind the T! pile's guessed order says, no reading. When
+    it is turned face down (R4.5), its use is asked, never published as that guess (a Shifter's
+    card was published as a Thief's, as sure), and the readings offered hold each kind that lays
+    as many cards, the true one among them (R6)."""
+    offered = Counter()
+    for seed in range(40):
+        n = 2 + seed % 5
+        virtual = play_round(NAMES[:n], seed % n, seed)
+        truth = virtual.truth.history
+        got: list[Turn] = []
+
+        def answer(question: Event, got=got, truth=truth) -> int:
+            k = len(got)
+            return next((i for i, r in enumerate(question.readings) if same_turn(r.observed.turn, truth[k])), 0)
+
+        referee = Referee(NAMES[:n], seed % n, answer=answer)
+        for view in perfect_views(virtual):
+            view = replace(view, tweaks=[t for t in view.tweaks if t.kind is None])
+            for event in referee.see(view):
+                if event.kind != "move" or len(got) >= len(truth):
+                    continue
+                got.append(event.readings[0].observed.turn)
+                k = len(got) - 1
+                right = same_turn(got[k], truth[k])
+                assert right or event.data["asked"], f"seed {seed}, move {k}: {got[k]} published as sure"
+                if truth[k].tweak is not None and truth[k].tweak.kind is not TweakKind.JOKER:
+                    offered[right] += 1
+            if got and not same_turn(got[-1], truth[len(got) - 1]):
+                break  # (after a move tapped in by hand the views and the round part ways)
+    assert offered[True] > 10 and offered[True] > 3 * offered[False]  # the true use nearly always offered
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_t_cards_won_unseen_are_known_at_their_use(seed: int) -> None:
     """A T! card whose face was not seen when it was won is a guess from the pile's order; its use
