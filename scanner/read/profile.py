@@ -209,7 +209,8 @@ class DeckProfile:
             # a kind of card with no photo at all (only the T! cards enrolled: the faces and the
             # backs) is the any-deck network's to read, which reads them on any art; its word
             # counts as far as it does not take one of the deck's cards for that label
-            untaught = np.array([label != NONE and label_kind(label) in self.untaught for label in labels])
+            kinds = set(self.untaught)  # (worked out once: a property over the photos)
+            untaught = np.array([label != NONE and label_kind(label) in kinds for label in labels])
             word_mistaken = self.network_word.mistaken
             believed = np.where(
                 untaught,
