@@ -409,11 +409,11 @@ class Scanner:
 
     def _sure_of_an_untaught_kind(self, source: np.ndarray, detections: list[Any], predictions: list[Any]) -> set[int]:
         """With a deck profile that has no photo of some kinds of card (``DeckProfile.untaught``:
-        only the T! cards enrolled), which readings of those kinds count as sure: the any-deck
-        network's word, at its own bar (``any_deck_sure``, a card touching another counting less),
-        **and** the first network's the same, surely (``any_deck_vouched``). Zero-shot either one
-        will do; here both must, as the profile's reader cannot check them (at the any-deck bar
-        alone the referee passed wrong moves silently: RESULTS, thirty-fifth session)."""
+        only the T! cards enrolled), which readings of those kinds count as sure: those the
+        any-deck network reads the same, as surely as it must without a profile
+        (``any_deck_sure``, a card touching another counting less) or vouched for by the first
+        network (``any_deck_vouched``), as ``_vouched``. (The profile's own bar is for its own
+        reader; these labels are that network's word.)"""
         profile = self.profile
         if profile is None or profile.network_word is None or self.any_deck is None:
             return set()
@@ -427,15 +427,19 @@ class Scanner:
         ]
         if not asked:
             return set()
-        crops = [card_crop(source, detections[i].corners, self.classifier.margin) for i in asked]
-        words = zip(self.any_deck.classify(crops), self.classifier.classify(crops))
-        return {
-            i
-            for i, (any_deck, first) in zip(asked, words)
-            if any_deck.label == first.label == predictions[i].label
-            and _as_reported(any_deck.confidence, detections[i].touching) >= SETTINGS.any_deck_sure
-            and first.confidence >= SETTINGS.any_deck_vouched
-        }
+        crops = {i: card_crop(source, detections[i].corners, self.classifier.margin) for i in asked}
+        words = self.any_deck.classify(list(crops.values()))
+        named = [(i, p) for i, p in zip(asked, words) if p.label == predictions[i].label]
+        sure = {i for i, p in named if _as_reported(p.confidence, detections[i].touching) >= SETTINGS.any_deck_sure}
+        doubted = [i for i, _ in named if i not in sure]
+        if doubted:
+            firsts = self.classifier.classify([crops[i] for i in doubted])
+            sure |= {
+                i
+                for i, first in zip(doubted, firsts)
+                if first.label == predictions[i].label and first.confidence >= SETTINGS.any_deck_vouched
+            }
+        return sure
 
     def _read_ink(self, source: np.ndarray, detections: list[Any], predictions: list[Any]) -> list[Any]:
         """Each card the network reads as a face, unsure of its colour, with its colour read again

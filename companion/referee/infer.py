@@ -64,7 +64,6 @@ class _Pending:
     arrivals: list[Card] = field(default_factory=list)  # centre cards that appeared this turn, in order
     flip: TweakKind | None = None
     flip_doubted: bool = False  # the used T! card's kind rests on a doubtful reading of its face
-    flip_guessed: bool = False  # ... or on no reading at all: the T! pile's guessed order (won unseen)
     given: list[tuple[Card, int]] = field(default_factory=list)  # cards seen laid in front of a seat this turn
     shifted_target: int | None = None
     last_target: int | None = None
@@ -391,8 +390,8 @@ class Referee:
         if p in flips and pending.flip is None:
             pending.flip = flips[p]
             # a T! card's kind read in doubt (now or when it was won) makes the move a question
+            # (and a kind no view read, the T! pile's guessed order for a card won unseen, is no reading)
             pending.flip_doubted = (p, flips[p]) in self._doubted_tweaks or p in self._flips_guessed
-            pending.flip_guessed = p in self._flips_guessed
         if view.given:  # (kept through the turn: a card lying on in front of a seat hides none given before)
             seats = [(card, self._giver_seat(pos, seat, view)) for card, seat, pos in view.given]
             pending.given += [g for g in dict.fromkeys(seats) if g[1] != p and g not in pending.given]
@@ -770,23 +769,12 @@ class Referee:
     def _tweak_options(
         self, effects: list[Card], shifted_target: int | None, discard: bool = False
     ) -> list[tuple[TweakUse | None, dict]]:
-        kind = self.pending.flip
-        if kind is None:
-            return [(None, {})]
-        options = self._kind_options(kind, effects, shifted_target, discard)
-        if self.pending.flip_guessed:
-            # a card won unseen may be of any kind that lays as many cards: each is a reading (asked)
-            for other in TweakKind:
-                if other is not kind and self._effects_expected(other) == self._effects_expected(kind):
-                    options += self._kind_options(other, effects, shifted_target, discard)
-        return options
-
-    def _kind_options(
-        self, kind: TweakKind, effects: list[Card], shifted_target: int | None, discard: bool
-    ) -> list[tuple[TweakUse | None, dict]]:
         rnd = self.seen.round
         p = rnd.to_move
+        kind = self.pending.flip
         others = [i for i, h in enumerate(rnd.hands) if i != p and h]
+        if kind is None:
+            return [(None, {})]
         if kind is TweakKind.JOKER:
             # with a discard the delta changes nothing and cannot be seen: recorded as +1 (README)
             return [(UseJoker(1), {})] if discard else [(UseJoker(1), {}), (UseJoker(-1), {})]
