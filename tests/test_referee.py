@@ -752,6 +752,32 @@ def test_a_card_lying_on_in_front_of_a_seat_is_no_card_given_up() -> None:
         assert moves[0] == moves[1], f"seed {seed}"
 
 
+def _moves_answered_with_truth(seeds, seen_as):
+    """Each move the referee settles in the rounds ``seeds`` (2-6 players) on flawless views as
+    ``seen_as(view, players)`` turns them, a question answered with the true move where offered:
+    (seed, its index, the move settled, the true move, asked). A round is left at its first move
+    settled wrong (tapped in by hand, the views and the round part ways)."""
+    for seed in seeds:
+        n = 2 + seed % 5
+        virtual = play_round(NAMES[:n], seed % n, seed)
+        truth = virtual.truth.history
+        got: list[Turn] = []
+
+        def answer(question: Event, got=got, truth=truth) -> int:
+            k = len(got)
+            return next((i for i, r in enumerate(question.readings) if same_turn(r.observed.turn, truth[k])), 0)
+
+        referee = Referee(NAMES[:n], seed % n, answer=answer)
+        for view in perfect_views(virtual):
+            for event in referee.see(seen_as(view, n)):
+                if event.kind != "move" or len(got) >= len(truth):
+                    continue
+                got.append(event.readings[0].observed.turn)
+                yield seed, len(got) - 1, got[-1], truth[len(got) - 1], event.data["asked"]
+            if got and not same_turn(got[-1], truth[len(got) - 1]):
+                break
+
+
 @pytest.mark.parametrize("faces_read", [True, False])
 def test_a_t_card_used_unseen_is_offered_not_taken_for_discards(faces_read: bool) -> None:
     """The camera reads T! faces but not their back (an art it does not know): a T! card used
@@ -760,34 +786,18 @@ def test_a_t_card_used_unseen_is_offered_not_taken_for_discards(faces_read: bool
     another sum: the move is asked, the use among its readings (R4.5, R6). Where it reads no T!
     card at all, the cards laid in front of the other players tell a Thief or a Bomb."""
     kinds = set(TweakKind) if faces_read else {TweakKind.THIEF, TweakKind.BOMB}
+
+    def seen_as(view: TableView, n: int) -> TableView:
+        if faces_read:
+            return replace(view, tweaks=[t for t in view.tweaks if t.kind is not None], used=[0] * n)
+        return replace(view, tweaks=[], held=[Counter() for _ in range(n)], used=[0] * n)
+
     uses = Counter()
-    for seed in range(40):
-        n = 2 + seed % 5
-        virtual = play_round(NAMES[:n], seed % n, seed)
-        truth = virtual.truth.history
-        got: list[Turn] = []
-
-        def answer(question: Event, got=got, truth=truth) -> int:
-            k = len(got)
-            return next((i for i, r in enumerate(question.readings) if same_turn(r.observed.turn, truth[k])), 0)
-
-        referee = Referee(NAMES[:n], seed % n, answer=answer)
-        for view in perfect_views(virtual):
-            if faces_read:
-                view = replace(view, tweaks=[t for t in view.tweaks if t.kind is not None], used=[0] * n)
-            else:
-                view = replace(view, tweaks=[], held=[Counter() for _ in range(n)], used=[0] * n)
-            for event in referee.see(view):
-                if event.kind != "move" or len(got) >= len(truth):
-                    continue
-                got.append(event.readings[0].observed.turn)
-                k = len(got) - 1
-                right = same_turn(got[k], truth[k])
-                assert right or event.data["asked"], f"seed {seed}, move {k}: {got[k]} published as sure"
-                if truth[k].tweak is not None and truth[k].tweak.kind in kinds:
-                    uses[right, event.data["asked"]] += 1
-            if got and not same_turn(got[-1], truth[len(got) - 1]):
-                break  # (after a move tapped in by hand the views and the round part ways)
+    for seed, k, got, true, asked in _moves_answered_with_truth(range(40), seen_as):
+        right = same_turn(got, true)
+        assert right or asked, f"seed {seed}, move {k}: {got} published as sure"
+        if true.tweak is not None and true.tweak.kind in kinds:
+            uses[right, asked] += 1
     assert uses[True, True] > 3 * uses[False, True]  # the use nearly always offered
 
 
@@ -796,32 +806,16 @@ def test_a_t_card_won_unseen_and_turned_face_down_is_asked_not_published_as_a_gu
     not know): a card won unseen is of the kind the T! pile's guessed order says, no reading. When
     it is turned face down (R4.5), its use is asked, never published as that guess (a Shifter's
     card was published as a Thief's, as sure: R6.1, R6.3)."""
-    asked = Counter()
-    for seed in range(40):
-        n = 2 + seed % 5
-        virtual = play_round(NAMES[:n], seed % n, seed)
-        truth = virtual.truth.history
-        got: list[Turn] = []
 
-        def answer(question: Event, got=got, truth=truth) -> int:
-            k = len(got)
-            return next((i for i, r in enumerate(question.readings) if same_turn(r.observed.turn, truth[k])), 0)
+    def seen_as(view: TableView, n: int) -> TableView:
+        return replace(view, tweaks=[t for t in view.tweaks if t.kind is None])
 
-        referee = Referee(NAMES[:n], seed % n, answer=answer)
-        for view in perfect_views(virtual):
-            view = replace(view, tweaks=[t for t in view.tweaks if t.kind is None])
-            for event in referee.see(view):
-                if event.kind != "move" or len(got) >= len(truth):
-                    continue
-                got.append(event.readings[0].observed.turn)
-                k = len(got) - 1
-                right = same_turn(got[k], truth[k])
-                assert right or event.data["asked"], f"seed {seed}, move {k}: {got[k]} published as sure"
-                if truth[k].tweak is not None:
-                    asked[event.data["asked"]] += 1
-            if got and not same_turn(got[-1], truth[len(got) - 1]):
-                break  # (after a move tapped in by hand the views and the round part ways)
-    assert asked[True] > 10 and not asked[False]  # every use of a card nobody saw won asked
+    uses = Counter()
+    for seed, k, got, true, asked in _moves_answered_with_truth(range(40), seen_as):
+        assert same_turn(got, true) or asked, f"seed {seed}, move {k}: {got} published as sure"
+        if true.tweak is not None:
+            uses[asked] += 1
+    assert uses[True] > 10 and not uses[False]  # every use of a card nobody saw won asked
 
 
 @pytest.mark.parametrize("seed", range(12))
