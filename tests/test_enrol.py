@@ -375,6 +375,13 @@ def test_a_real_printed_deck_is_learned_from_one_photo_a_label() -> None:
     assert all(p.confidence < profile.doubt_below for p, t in zip(reads, truth) if t == "orange-6")
 
 
+def _refused(path, data: dict, message: str) -> None:
+    """``data`` written as the profile at ``path`` is refused on loading, with ``message`` (a regex)."""
+    path.write_text(json.dumps(data))
+    with pytest.raises(ProfileError, match=message):
+        load_profile(path)
+
+
 def test_a_washed_out_photo_is_read_by_what_its_colour_and_value_share(tmp_path) -> None:
     """One face photographed under glare (purple-5 faint and pale): its reader alone learns "pale
     purple 5" and reads the real card as purple-4, whose photo is the saturated purple. The faces'
@@ -414,23 +421,15 @@ def test_a_washed_out_photo_is_read_by_what_its_colour_and_value_share(tmp_path)
     data = json.loads(path.read_text())
     wrong = json.loads(path.read_text())  # a value reader of other features (an older version's)
     wrong["faces"]["value"] = wrong["faces"]["colour"]
-    path.write_text(json.dumps(wrong))
-    with pytest.raises(ProfileError, match="'faces.value' reads .* features, this version's reader"):
-        load_profile(path)
+    _refused(path, wrong, "'faces.value' reads .* features, this version's reader")
     data["faces"]["value"]["centroids"] = "AAAA"
-    path.write_text(json.dumps(data))
-    with pytest.raises(ProfileError, match="'faces.value.centroids' holds 0 numbers"):
-        load_profile(path)
+    _refused(path, data, "'faces.value.centroids' holds 0 numbers")
     data["faces"]["colours"][0] = "pink"
-    path.write_text(json.dumps(data))
-    with pytest.raises(ProfileError, match="unknown colour or value in 'faces'"):
-        load_profile(path)
+    _refused(path, data, "unknown colour or value in 'faces'")
     wrong = json.loads(path.read_text())
     wrong["faces"] = None
     wrong["network_mistaken"] = {"back-7": 1.5}
-    path.write_text(json.dumps(wrong))
-    with pytest.raises(ProfileError, match="'network_mistaken': 'back-7': 1.5"):
-        load_profile(path)
+    _refused(path, wrong, "'network_mistaken': 'back-7': 1.5")
 
 
 def test_unknown_label_folder_is_refused(tmp_path, capsys) -> None:
@@ -453,9 +452,7 @@ def test_a_profile_for_another_model_is_refused(deck, tmp_path, capsys) -> None:
     assert main(["scan", "--profile", str(path), str(image)]) == 2
     assert "enrol the deck again" in capsys.readouterr().err
     data["tweak_profile"] = 9
-    path.write_text(json.dumps(data))
-    with pytest.raises(ProfileError, match="format 9"):
-        load_profile(path)
+    _refused(path, data, "format 9")
 
 
 def test_scan_with_a_profile(deck, tmp_path, capsys) -> None:
@@ -799,9 +796,7 @@ def test_a_face_without_a_photo_is_read_by_its_colour_and_value(tmp_path) -> Non
     path.write_text(json.dumps(older))
     assert load_profile(path).faces.ink is None
     data["faces"]["ink"] = data["faces"]["colour"]
-    path.write_text(json.dumps(data))
-    with pytest.raises(ProfileError, match="'faces.ink' reads .* features, this version's reader"):
-        load_profile(path)
+    _refused(path, data, "'faces.ink' reads .* features, this version's reader")
     # the model's word for a label without photos counts as far as it read the deck's cards of that
     # kind right: only faces were enrolled here, so the backs' and T! cards' share is the overall one
     assert saved.network_reliability_faces == pytest.approx(profile.network_reliability_faces, abs=1e-4)
@@ -809,9 +804,7 @@ def test_a_face_without_a_photo_is_read_by_its_colour_and_value(tmp_path) -> Non
     assert saved.reliability_of("back-7") == saved.network_reliability
     assert saved.reliability_of("red-1") == saved.network_reliability_faces
     older["network_reliability_faces"] = 1.7
-    path.write_text(json.dumps(older))
-    with pytest.raises(ProfileError, match="'network_reliability_faces' must be a share 0-1, not 1.7"):
-        load_profile(path)
+    _refused(path, older, "'network_reliability_faces' must be a share 0-1, not 1.7")
 
 
 def test_a_poorly_photographed_back_is_read_by_its_number(tmp_path) -> None:
@@ -853,13 +846,9 @@ def test_a_poorly_photographed_back_is_read_by_its_number(tmp_path) -> None:
     assert not [p for p, t in zip(read, truth) if p.label != t and p.confidence >= saved.doubt_below]
     data = json.loads(path.read_text())
     data["network_among"] = {"tweaks": 0.9}
-    path.write_text(json.dumps(data))
-    with pytest.raises(ProfileError, match="'network_among': unknown group 'tweaks'"):
-        load_profile(path)
+    _refused(path, data, "'network_among': unknown group 'tweaks'")
     data["network_among"] = {"backs": 2}
-    path.write_text(json.dumps(data))
-    with pytest.raises(ProfileError, match="'network_among.backs' must be a share 0-1, not 2"):
-        load_profile(path)
+    _refused(path, data, "'network_among.backs' must be a share 0-1, not 2")
     del data["network_among"]  # a profile made before it reads as it did
     path.write_text(json.dumps(data))
     assert load_profile(path).network_among == {}
@@ -1042,9 +1031,7 @@ def test_a_deck_enrolled_from_its_t_cards_alone_reads_its_faces_and_backs_by_the
     # the word is kept with the profile, and a malformed one is refused by name
     data = json.loads(path.read_text())
     data["network_word"] = {"model": 5}
-    path.write_text(json.dumps(data))
-    with pytest.raises(ProfileError, match="'network_word' must hold 'model'"):
-        load_profile(path)
+    _refused(path, data, "'network_word' must hold 'model'")
     del data["network_word"]  # a profile made before it reads as it did
     path.write_text(json.dumps(data))
     assert load_profile(path).network_word is None
