@@ -1,6 +1,7 @@
 """Referee end to end: virtual rounds (2-6 players) filmed, scanned, tracked and refereed.
 
     python benchmarks/referee.py [--seeds 20] [--jobs 2] [--family F [--enrol [--shots N]]]
+    python benchmarks/referee.py --flawless [--miss 0.1] [--before-t] [--seeds 60 --first 0]
 
 Prints, over all rounds: moves inferred right without asking, moves asked (and right once the
 referee answered), refusals (after one, the referee taps the move made, as on the dashboard),
@@ -9,6 +10,11 @@ table becoming still to the verdict. ``--family``: the deck is drawn in that art
 (``scanner/synth/families.py``, deck 1), which no network trained on; ``--enrol``: it is enrolled
 first from one photo a label, as a user would (``--shots N``: from N photos a label, each
 elsewhere in other light).
+
+``--flawless``: move inference alone, on the table views as they are (no rendering, no
+recognition), less the ones a camera misses (an arm over the table at the still moment): each
+with ``--miss``'s chance, drawn with the round's seed, and with ``--before-t`` each one just
+before a T! card is turned face down (the turn before then ends in the view where it turns).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import statistics
 import sys
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 
 # benchmarks/scanner.py would shadow the scanner package
@@ -27,18 +34,26 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 _scanner = None
 
 
-def _one(args: tuple[int, int, str | None, str | None]) -> dict:
+def _one(args: tuple[int, int, str | None, str | None, tuple[float, bool] | None]) -> dict:
     global _scanner
     from companion.referee.evaluate import evaluate_round
-    from scanner.scan import load_scanner
-    from scanner.synth.families import deck
+    from companion.referee.virtual import missed_views
 
-    seed, players, family, profile = args
-    if _scanner is None:
-        _scanner = load_scanner(profile)
-    report = evaluate_round(seed, players, _scanner, answer_with_truth=True, style=deck(family, 1) if family else None)
+    seed, players, family, profile, flawless = args
+    if flawless is not None:  # no rendering, no scanner: the table views as they are, some missed
+        chance, before_t = flawless
+        views = partial(missed_views, chance=chance, before_t_turned=before_t, seed=seed)
+        report = evaluate_round(seed, players, None, answer_with_truth=True, views=views)
+    else:
+        from scanner.scan import load_scanner
+        from scanner.synth.families import deck
+
+        if _scanner is None:
+            _scanner = load_scanner(profile)
+        style = deck(family, 1) if family else None
+        report = evaluate_round(seed, players, _scanner, answer_with_truth=True, style=style)
     out = report.as_json()
-    out["latencies"] = report.latencies
+    out["latencies"] = report.latencies if flawless is None else []  # (views given are decided at once)
     out["silent"] = report.silent
     return out
 
@@ -75,11 +90,19 @@ def main() -> None:
     parser.add_argument("--enrol", action="store_true", help="enrol the family's deck first (one photo a label)")
     parser.add_argument("--shots", type=int, default=1, help="with --enrol: photos of each card to enrol from")
     parser.add_argument("--profile", help="scan with this deck profile (e.g. one --enrol made before)")
+    parser.add_argument("--flawless", action="store_true", help="referee the table views as they are, not scanned")
+    parser.add_argument("--miss", type=float, default=0.0, help="with --flawless: the chance a view is missed")
+    parser.add_argument("--before-t", action="store_true", help="with --flawless: miss each view before a T! turned")
     args = parser.parse_args()
     if args.shots < 1:
         parser.error(f"--shots {args.shots}: give 1 or more photos of each card")
+    if not 0 <= args.miss < 1:
+        parser.error(f"--miss {args.miss}: give a chance from 0 up to (not including) 1")
+    if (args.miss or args.before_t) and not args.flawless:
+        parser.error("--miss and --before-t miss views of --flawless: give --flawless too")
     profile = _enrolled(args.family, args.shots) if args.enrol and args.family else args.profile
-    work = [(args.first + i, 2 + i % 5, args.family, profile) for i in range(args.seeds)]
+    flawless = (args.miss, args.before_t) if args.flawless else None
+    work = [(args.first + i, 2 + i % 5, args.family, profile, flawless) for i in range(args.seeds)]
     with ProcessPoolExecutor(args.jobs) as pool:
         reports = list(pool.map(_one, work))
     moves = sum(r["moves"] for r in reports)

@@ -6,6 +6,7 @@ import json
 import random
 from collections import Counter
 from dataclasses import replace
+from functools import partial
 from itertools import islice
 
 import pytest
@@ -17,11 +18,11 @@ from companion.engine.record import replay
 from companion.engine.setup import deal, default_colours
 from companion.engine.state import Discard, Round, Sum, Turn, UseShifter, UseThief
 from companion.referee.camera_round import CameraRound
-from companion.referee.evaluate import same_turn
+from companion.referee.evaluate import evaluate_round, same_turn
 from companion.referee.infer import Event, Reading, Referee, turn_key
 from companion.referee.observed import ObservedRound, ObservedTurn
 from companion.referee.view import SeenCard, SeenTweak, TableView
-from companion.referee.virtual import perfect_views, play_round
+from companion.referee.virtual import missed_views, perfect_views, play_round
 
 NAMES = ["Ana", "Ben", "Cai", "Dee", "Eva", "Fil"]
 
@@ -1273,6 +1274,58 @@ def test_a_discard_while_a_t_card_nobody_was_seen_to_win_lies_face_up_is_asked()
         plain.see(_view(t, cards))
     events = plain.see(_view(3, [red2, green3, orange4, yellow1]))
     assert [e.kind for e in events if e.kind == "question"] == []
+
+
+@pytest.mark.parametrize("drew", [True, False])
+def test_a_sum_taking_a_card_laid_while_its_player_drew_is_asked(drew: bool) -> None:
+    """Ben lays orange-4, and the deck's back changes (6 -> 10) while it still lies there: he drew,
+    as after a discard (R4.6), since a sum's cards are taken first. When red-2 and orange-4 are then
+    gone, "Ben: 4 + 2 = 6" fits, but the sum may be Ana's, her card played unseen (4 + 4 + 2 = 10):
+    the move is asked (it was published as sure). Seen without the draw, it is sure."""
+    red2, green3, orange4 = _cards("red-2", "green-3", "orange-4")
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_view(0, [red2, green3], target=6))
+    referee.see(_view(1, [red2, green3, orange4], target=6))
+    referee.see(_view(2, [red2, green3, orange4], target=10 if drew else 6))
+    events = referee.see(_view(3, [green3], target=8))
+    moves = [e for e in events if e.kind == "move"]
+    assert moves and moves[0].data["turn"] == "Ben" and moves[0].data["asked"] is drew
+    reasons = [e.data["reason"] for e in events if e.kind == "question"]
+    assert reasons == (["its player drew while the card laid lay there"] if drew else [])
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_a_tweak_whose_t_card_lies_in_front_of_another_player_is_asked(seat: int) -> None:
+    """Ben lays orange-4, which makes a TWEAK with red-2 and green-3 (9, R4.2); the table is then
+    empty and the T! card won lies face up in front of Ana, not Ben: she may have won it, her card
+    played unseen after Ben's discard. The move is asked (it was published as sure, the Thief
+    given to Ben). With the Thief in front of Ben, it is sure."""
+    red2, green3, orange4 = _cards("red-2", "green-3", "orange-4")
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_view(0, [red2, green3]))
+    referee.see(_view(1, [red2, green3, orange4]))
+    emptied = _view(2, [], target=7)
+    emptied.tweaks = [SeenTweak(TweakKind.THIEF, (300.0, 200.0 + 400.0 * seat), seat)]
+    emptied.held = [Counter({TweakKind.THIEF: 1}) if s == seat else Counter() for s in range(2)]
+    events = referee.see(emptied)
+    moves = [e for e in events if e.kind == "move"]
+    assert moves and moves[0].data["turn"] == "Ben" and moves[0].data["made_tweak"]
+    assert moves[0].data["asked"] is (seat == 0)
+    reasons = [e.data["reason"] for e in events if e.kind == "question"]
+    assert reasons == (["the T! card won lies in front of another player"] if seat == 0 else [])
+
+
+def test_a_turn_ending_in_the_view_where_the_next_player_turns_a_t_card_is_followed() -> None:
+    """A T! card turned face down by the next player ends the turn before (R4.5). When the camera
+    sees both in one view, the turn is a discard only if the card laid still lies there (a twin on
+    the table is no proof), and its player drew the target that view shows (R3.1); a card laid and
+    picked up was a sum. Sums were published as discards, as sure (42 moves in 60 rounds), and
+    where such a discard did not fit, the referee settled nothing more of the round."""
+    missed = partial(missed_views, before_t_turned=True)
+    reports = [evaluate_round(seed, 2 + seed % 5, None, answer_with_truth=True, views=missed) for seed in range(40)]
+    assert [(r.seed, r.wrong) for r in reports if r.wrong] == []
+    assert [r.seed for r in reports if r.missing or not r.scores_exact] == []
+    assert sum(r.asked for r in reports) < 0.05 * sum(r.moves for r in reports)
 
 
 @pytest.mark.parametrize("with_next", [False, True], ids=["refill alone", "refill and the next card at once"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -15,8 +16,9 @@ from companion.engine.state import Discard, Round, Turn, UseJoker
 
 from .infer import Event, Referee
 from .observed import ObservedTurn
-from .run import referee_frames
-from .virtual import centre_zone, frames, play_round
+from .run import Timed, referee_frames
+from .view import TableView
+from .virtual import VirtualRound, centre_zone, frames, play_round
 
 NAMES = ["Ana", "Ben", "Cai", "Dee", "Eva", "Fil"]
 
@@ -70,10 +72,18 @@ class RoundReport:
         return {k: v for k, v in self.__dict__.items() if k not in ("latencies", "silent")}
 
 
-def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: bool, style: Any = None) -> RoundReport:
+def evaluate_round(
+    seed: int,
+    players: int,
+    scanner: Any,
+    answer_with_truth: bool,
+    style: Any = None,
+    views: Callable[[VirtualRound], list[TableView]] | None = None,
+) -> RoundReport:
     """Referee one virtual round. ``answer_with_truth``: a referee answers each question rightly
     when the right reading is among those offered (the dashboard's tap); else the first is taken.
-    ``style``: the deck's art (``virtual.frames``)."""
+    ``style``: the deck's art (``virtual.frames``). ``views``: the round's table views to referee
+    in place of rendered frames scanned (``virtual.missed_views``): move inference alone."""
     names = NAMES[:players]
     dealer = seed % players
     virtual = play_round(names, dealer, seed)
@@ -93,13 +103,19 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
     confidences: list[float] = []  # the move event's confidence, for each of referee_turns
     asked_at: set[int] = set()
     started = time.perf_counter()
-    frame_list = list(frames(virtual, style=style))
-    report.frames = len(frame_list)
-    last = None
-    feed = ((f.time, f.image) for f in frame_list)
     referee = Referee(names, dealer, answer=answer)
+    if views is None:
+        frame_list = list(frames(virtual, style=style))
+        report.frames = len(frame_list)
+        feed = ((f.time, f.image) for f in frame_list)
+        decided = referee_frames(feed, scanner, names, dealer, zones=centre_zone(virtual), referee=referee)
+    else:
+        view_list = views(virtual)
+        report.frames = len(view_list)
+        decided = _seen(referee, view_list)
+    last = None
     dropped: tuple[float, bool] | None = None
-    for timed in referee_frames(feed, scanner, names, dealer, zones=centre_zone(virtual), referee=referee):
+    for timed in decided:
         event = timed.event
         k = len(referee_turns)
         if event.kind == "refused" and answer_with_truth and k < len(truth) and referee.seen is not None:  # noqa: SIM102
@@ -165,6 +181,15 @@ def evaluate_round(seed: int, players: int, scanner: Any, answer_with_truth: boo
     true_scores = dict(zip(names, virtual.truth.scores()))
     report.scores_exact = last == true_scores
     return report
+
+
+def _seen(referee: Referee, views: list[TableView]) -> Iterator[Timed]:
+    """``referee_frames``'s events for views given, not scanned (each decided at once)."""
+    for view in views:
+        for event in referee.see(view):
+            yield Timed(event, view.time, 0.0)
+    for event in referee.finish():
+        yield Timed(event, -1.0, 0.0)
 
 
 def _tap_instead(seen: Any, index: int, fixed: ObservedTurn, truth: Round, report: RoundReport) -> bool:

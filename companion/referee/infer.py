@@ -79,6 +79,7 @@ class _Pending:
     drawn_targets: list[int] = field(default_factory=list)  # the target after each draw counted this turn
     unread: bool = False  # a card the camera could not read as a face lies in the centre (not there at the deal)
     batches: list[int] = field(default_factory=list)  # where each view's new cards begin in ``arrivals``
+    drew_while_laid: bool = False  # the target changed while the cards laid this turn lay there
 
     @property
     def seen(self) -> Counter:
@@ -345,12 +346,15 @@ class Referee:
         flips = self._flips(view)
         self._count_draws(view, flips)
         other_flip = [s for s in flips if s != p]
-        if other_flip and pending.arrivals:
-            self._commit_discard(events, pending.last_target, drawn=True)
-            self._see(view, events, depth + 1)
-            return
         start = Counter(rnd.table)
         present = view.cards
+        # another seat turned a T! card face down: this turn is over. It was a discard if the cards
+        # laid still lie there (not a twin of a table card); ones picked up were a sum, settled below
+        if other_flip and pending.arrivals and not Counter(pending.arrivals) - (present - start):
+            shifted = any(flips[seat] is UseShifter.kind for seat in other_flip)
+            if self._commit_discard(events, self._drawn_target(view, shifted), drawn=True):
+                self._see(view, events, depth + 1)
+                return
         for card in list(seen.unseen):  # a guessed table card now seen as guessed: no longer a guess
             if present[card] >= start[card] > 0:
                 del seen.unseen[card]
@@ -440,19 +444,27 @@ class Referee:
                 # before (laid any time since): which one was this turn's is not known, so ask
                 unsure = list(dict.fromkeys(arrivals[expected:]))
             pending.arrivals = arrivals[: expected + 1]
-            # the next player is playing, so the discarder has drawn (R3.1): the target a view
-            # showed changed while the discard lay alone, or else the one shown now (which a
-            # Shifter laid in this view may already have changed again, R6.3)
-            before = seen.targets.get(len(seen.turns))
-            drawn_seen = pending.last_target is not None and before is not None and pending.last_target != before
-            after = pending.last_target if drawn_seen or view.target is None else view.target
-            self._commit_discard(events, after, unsure, drawn=True)
+            self._commit_discard(events, self._drawn_target(view), unsure, drawn=True)
             self._see(view, events, depth + 1)
             return
         if new:  # (the cards seen given up come first: those of them laid now are a batch of their own)
             pending.batches += [len(pending.arrivals), len(pending.arrivals) + len(first)]
         pending.arrivals = arrivals
         pending.last_target = view.target
+        # the deck's back changed while every card laid this turn lies there: its player drew, as
+        # after a discard (R4.6); a sum's cards are taken before the draw (a Shifter turns it, R6.3)
+        before = seen.targets.get(len(seen.turns))
+        if arrivals and None not in (view.target, before) and view.target != before and seen.round.deck_left:
+            pending.drew_while_laid = pending.drew_while_laid or pending.flip is not UseShifter.kind
+
+    def _drawn_target(self, view: TableView, shifted: bool = False) -> int | None:
+        """The target after a discard, settled because the next player plays, so the discarder
+        has drawn (R3.1): the one a view showed change while the discard lay alone, or else the one
+        shown now, unless a Shifter used in this view may already have changed it again (R6.3)."""
+        pending = self.pending
+        before = self.seen.targets.get(len(self.seen.turns))
+        drawn_seen = pending.last_target is not None and before is not None and pending.last_target != before
+        return pending.last_target if drawn_seen or shifted or view.target is None else view.target
 
     def _name_refill(self, view: TableView) -> None:
         """The cards a refill turns onto the table come before any card of the next turn (R4.6):
@@ -866,6 +878,19 @@ class Referee:
         mine = [t for t in free if t.seat == p]
         return mine[0].kind if len(mine) == 1 else None
 
+    def _won_elsewhere(self, valid: list[Reading]) -> bool:
+        """A TWEAK read (every table card taken) while the face-up T! cards nobody was seen to win
+        lie only in front of other players: one of them won it (R4.2), maybe with this sum, its
+        card played unseen (the camera's seats are by angle: a doubt, never a reading)."""
+        rnd = self.seen.round
+        if self._view is None or not rnd.tweak_pile_left:
+            return False
+        free = [t for t in self._view.tweaks if t.kind is not None and self._owner(t, self._view) is None]
+        table = Counter(rnd.table)
+        plays = [r.observed.turn.play for r in valid]
+        tweak = any(isinstance(play, Sum) and not table - Counter(play.take) for play in plays)
+        return tweak and bool(free) and all(t.seat != rnd.to_move for t in free)
+
     def _won_unseen(self) -> bool:
         """A face-up T! card in view that nobody was seen to win (``_gained``'s)."""
         return self._view is not None and self._gained(self._view) is not None
@@ -1014,6 +1039,9 @@ class Referee:
                 (unexplained, "cards picked up that no sum explains"),
                 (twins, "a refill card looks like one taken"),
                 (hand_unseen, "the card played was not seen"),
+                # (the sum that takes the card laid is then the next player's, its hand card unseen)
+                (what == "sum" and pending.drew_while_laid, "its player drew while the card laid lay there"),
+                (what == "sum" and self._won_elsewhere(valid), "the T! card won lies in front of another player"),
                 # a T! card nobody was seen to win lies face up: a TWEAK won it, and a discard
                 # wins none (R4.2), so the sum that won it was missed
                 (what == "discard" and self._won_unseen(), "a T! card was won, which a discard does not win (R4.2)"),

@@ -210,3 +210,18 @@ def perfect_views(virtual: VirtualRound) -> Iterator:
         target = state.deck_back if state.deck_back is not None else 7
         yield TableView(now, centre, target, state.deck_back is None, held, used, 1.0, tweaks, 100.0, given)
         now += 0.4
+
+
+def missed_views(virtual: VirtualRound, chance: float = 0.0, before_t_turned: bool = False, seed: int = 0) -> list:
+    """``perfect_views`` less the ones a camera misses (an arm over the table at the still moment):
+    each with ``chance`` (drawn with ``seed``), and with ``before_t_turned`` each view just before
+    a T! card is turned face down, so that the turn before ends in the view where it turns. The
+    last is never missed: the table lies still at the round's end."""
+    views = list(perfect_views(virtual))
+    rng = random.Random(seed)
+    kept = []
+    for view, after in zip(views, [*views[1:], None], strict=True):
+        turned = after is not None and any(then < now for then, now in zip(view.used, after.used, strict=True))
+        if after is None or (rng.random() >= chance and not (before_t_turned and turned)):
+            kept.append(view)
+    return kept

@@ -395,6 +395,18 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "de gespeelde kaart is niet gezien",
         "det spelade kortet sågs inte",
     ),
+    "its player drew while the card laid lay there": (
+        "su jugador robó mientras la carta jugada seguía en la mesa",
+        "son joueur a pioché alors que la carte posée était encore là",
+        "de speler trok een kaart terwijl de gelegde kaart er nog lag",
+        "spelaren drog ett kort medan det lagda kortet låg kvar",
+    ),
+    "the T! card won lies in front of another player": (
+        "la carta T! ganada está delante de otro jugador",
+        "la carte T! gagnée est devant un autre joueur",
+        "de gewonnen T!-kaart ligt voor een andere speler",
+        "det vunna T!-kortet ligger framför en annan spelare",
+    ),
     "a refill card looks like one taken": (
         "una carta repuesta es igual a una tomada",
         "une carte de réassort ressemble à une carte prise",
