@@ -903,6 +903,25 @@ def test_seating_takes_the_scanners_target_and_zones() -> None:
     assert {s.card.name for s in Seating(2, (1280, 720)).view(0.0, unzoned).centre} == {"red-2", "green-3"}
 
 
+def test_seating_says_how_near_a_t_card_lies_to_the_border_between_two_seats() -> None:
+    """Seats are by angle from the frame's middle (4 players: a quarter turn each, seat 0 below);
+    a T! card's ``off_seat`` says how far off its seat's direction it lies, 0.5 on a border."""
+    import numpy as np
+
+    from companion.referee.view import Seating
+    from scanner.track import TrackedCard
+
+    def thief(x: float, y: float) -> TrackedCard:
+        quad = np.array([[x - 30, y - 42], [x + 30, y - 42], [x + 30, y + 42], [x - 30, y + 42]], np.float32)
+        return TrackedCard("tweak-thief", quad, 0.99, None, 3)
+
+    seating = Seating(4, (1000, 1000))
+    below, corner, left = seating.view(0.0, [thief(500, 900), thief(850, 850), thief(100, 520)]).tweaks
+    assert (below.seat, below.off_seat) == (0, 0.0)
+    assert corner.off_seat == pytest.approx(0.5) and corner.seat in (0, 3)
+    assert left.seat == 1 and 0 < left.off_seat < 0.05
+
+
 def test_a_card_read_as_no_number_in_the_centre_is_reported_unread() -> None:
     """A number misread as a back or a T! card is not a centre card, but the view says where it
     lies in the centre zone (away from the deck: the deck's own backs are the target); outside the
@@ -1294,25 +1313,26 @@ def test_a_sum_taking_a_card_laid_while_its_player_drew_is_asked(drew: bool) -> 
     assert reasons == (["its player drew while the card laid lay there"] if drew else [])
 
 
-@pytest.mark.parametrize("seat", [0, 1])
-def test_a_tweak_whose_t_card_lies_in_front_of_another_player_is_asked(seat: int) -> None:
+@pytest.mark.parametrize(("seat", "off_seat", "asked"), [(0, 0.1, True), (1, 0.1, False), (0, 0.45, False)])
+def test_a_tweak_whose_t_card_lies_in_front_of_another_player_is_asked(seat: int, off_seat: float, asked: bool) -> None:
     """Ben lays orange-4, which makes a TWEAK with red-2 and green-3 (9, R4.2); the table is then
     empty and the T! card won lies face up in front of Ana, not Ben: she may have won it, her card
     played unseen after Ben's discard. The move is asked (it was published as sure, the Thief
-    given to Ben). With the Thief in front of Ben, it is sure."""
+    given to Ben). With the Thief in front of Ben, it is sure; so it is near the border between
+    two seats, where a crowded table's card can lie in front of either (seats are by angle)."""
     red2, green3, orange4 = _cards("red-2", "green-3", "orange-4")
     referee = Referee(["Ana", "Ben"], 0)
     referee.see(_view(0, [red2, green3]))
     referee.see(_view(1, [red2, green3, orange4]))
     emptied = _view(2, [], target=7)
-    emptied.tweaks = [SeenTweak(TweakKind.THIEF, (300.0, 200.0 + 400.0 * seat), seat)]
+    emptied.tweaks = [SeenTweak(TweakKind.THIEF, (300.0, 200.0 + 400.0 * seat), seat, off_seat=off_seat)]
     emptied.held = [Counter({TweakKind.THIEF: 1}) if s == seat else Counter() for s in range(2)]
     events = referee.see(emptied)
     moves = [e for e in events if e.kind == "move"]
     assert moves and moves[0].data["turn"] == "Ben" and moves[0].data["made_tweak"]
-    assert moves[0].data["asked"] is (seat == 0)
+    assert moves[0].data["asked"] is asked
     reasons = [e.data["reason"] for e in events if e.kind == "question"]
-    assert reasons == (["the T! card won lies in front of another player"] if seat == 0 else [])
+    assert reasons == (["the T! card won lies in front of another player"] if asked else [])
 
 
 def test_a_turn_ending_in_the_view_where_the_next_player_turns_a_t_card_is_followed() -> None:

@@ -32,6 +32,9 @@ REREAD_MARGIN = 0.15  # a card laid this turn, read surely, is re-read as anothe
 WRONG_SUM_SHARE = 0.05
 #: card lengths: two readings this near each other are of one card at one place (it has not moved)
 SAME_PLACE = 0.35
+#: seats: a T! card's angle this near its seat's direction says whose place it lies in (nearer the
+#: border between two seats, a crowded table's card can lie in front of either)
+CLEAR_OF_SEAT_BORDER = 0.3
 
 
 @dataclass
@@ -880,8 +883,8 @@ class Referee:
 
     def _won_elsewhere(self, valid: list[Reading]) -> bool:
         """A TWEAK read (every table card taken) while the face-up T! cards nobody was seen to win
-        lie only in front of other players: one of them won it (R4.2), maybe with this sum, its
-        card played unseen (the camera's seats are by angle: a doubt, never a reading)."""
+        lie only in front of other players, clear of their seats' borders: one of them won it (R4.2),
+        maybe with this sum, its card played unseen (the camera's seats are by angle: a doubt)."""
         rnd = self.seen.round
         if self._view is None or not rnd.tweak_pile_left:
             return False
@@ -889,7 +892,8 @@ class Referee:
         table = Counter(rnd.table)
         plays = [r.observed.turn.play for r in valid]
         tweak = any(isinstance(play, Sum) and not table - Counter(play.take) for play in plays)
-        return tweak and bool(free) and all(t.seat != rnd.to_move for t in free)
+        elsewhere = [t.seat != rnd.to_move and t.off_seat < CLEAR_OF_SEAT_BORDER for t in free]
+        return tweak and bool(free) and all(elsewhere)
 
     def _won_unseen(self) -> bool:
         """A face-up T! card in view that nobody was seen to win (``_gained``'s)."""

@@ -43,6 +43,7 @@ class SeenTweak:
     position: tuple[float, float]
     seat: int  # the seat its angle points to (the referee prefers the owner it saw win the card)
     confidence: float = 1.0  # of its face's reading (a used one's back: 1)
+    off_seat: float = 0.0  # how far its angle lies from that seat's direction, in seats (0 to 0.5)
 
 
 @dataclass
@@ -102,10 +103,14 @@ class Seating:
         self.card_length: float | None = None
 
     def seat_of(self, point: np.ndarray) -> int:
+        return self._seat_and_offset(point)[0]
+
+    def _seat_and_offset(self, point: np.ndarray) -> tuple[int, float]:
+        """The seat ``point``'s angle points to, and how far off that seat's direction (in seats)."""
         dx, dy = point - self.middle
         angle = math.degrees(math.atan2(dy, dx))  # image axes: 90 is straight down
-        step = 360 / self.players
-        return int(round(((angle - 90) % 360) / step)) % self.players
+        place = ((angle - 90) % 360) / (360 / self.players)
+        return int(round(place)) % self.players, abs(place - round(place))
 
     def view(
         self, time: float, cards: Sequence[Any], doubt_below: float | None = None, target: int | None = None
@@ -155,8 +160,9 @@ class Seating:
                 if self._stray_tweak(card, at, reach):
                     unread.append(xy)
                 kind = TweakKind(label.split("-", 1)[1])
-                held[self.seat_of(at)][kind] += 1
-                tweaks.append(SeenTweak(kind, xy, self.seat_of(at), float(card.confidence)))
+                seat, off = self._seat_and_offset(at)
+                held[seat][kind] += 1
+                tweaks.append(SeenTweak(kind, xy, seat, float(card.confidence), off))
             elif label == "tweak-back":
                 if self.pile_at is None or np.linalg.norm(at - self.pile_at) >= reach:
                     used[self.seat_of(at)] += 1
