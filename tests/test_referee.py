@@ -1358,6 +1358,17 @@ def test_a_tweak_whose_t_card_lies_in_front_of_another_player_is_asked(seat: int
     assert reasons == (["the T! card won lies in front of another player"] if asked else [])
 
 
+def test_missed_views_are_drawn_by_seed_and_the_last_is_never_missed() -> None:
+    """``missed_views`` (the benchmark's camera missing still moments): as many missed as the
+    chance says, the same ones for the same seed, and never the table at rest at the end."""
+    virtual = play_round(NAMES[:3], 0, 5)
+    every = [view.time for view in perfect_views(virtual)]
+    first, again, other = ([v.time for v in missed_views(virtual, 0.3, seed=s)] for s in (1, 1, 2))
+    assert first == again != other
+    assert first[-1] == every[-1] and 0.55 * len(every) < len(first) < 0.85 * len(every)
+    assert [v.time for v in missed_views(virtual)] == every
+
+
 def test_a_turn_ending_in_the_view_where_the_next_player_turns_a_t_card_is_followed() -> None:
     """A T! card turned face down by the next player ends the turn before (R4.5). When the camera
     sees both in one view, the turn is a discard only if the card laid still lies there (a twin on
