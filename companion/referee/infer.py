@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
-from companion.engine.cards import Card, Colour, Edition, TweakKind, numeric_cards
+from companion.engine.cards import Card, Colour, Edition, TweakKind
 from companion.engine.errors import RuleError
 from companion.engine.record import turn_line
 from companion.engine.state import Discard, Sum, Turn, TweakUse, UseBomb, UseJoker, UseShifter, UseThief
@@ -967,37 +967,7 @@ class Referee:
         # no card was seen laid this turn: the hand card is taken for one of the cards gone, a
         # guess (the card played came and went between two still views)
         hand_unseen = not self.pending.arrivals[self._effects_expected(self.pending.flip) :]
-        if hand_unseen and not any(r.error is None for r in readings):
-            readings += self._readings_with_a_hand_unseen(view, refill, gone)
         return self._decide(readings, events, "sum", twins=twins_only, hand_unseen=hand_unseen)
-
-    def _readings_with_a_hand_unseen(self, view: TableView, refill: list[Card], gone: Counter) -> list[Reading]:
-        """A sum that took every card gone, its hand card never seen (laid and picked up between two
-        still views): any card of the deck whose value makes the target (R4.1; a Joker's ±1, R6.2)
-        and of which a copy may be in the player's hand (R1.1). Each is a reading, all asked."""
-        rnd = self.seen.round
-        taken = tuple(sorted(gone.elements(), key=_order))
-        total = sum(c.value for c in taken)
-        targets = {t for t in (rnd.target, self.pending.shifted_target) if t is not None}
-        hands = [
-            c
-            for c in dict.fromkeys(numeric_cards(self.seen.colours))
-            if any(abs(c.value + total - t) <= 1 for t in targets)
-        ]
-        readings: list[Reading] = []
-        for effects, _ in self._effect_splits():
-            for hand in hands:
-                for use, extra in self._tweak_options(effects, self.pending.shifted_target):
-                    turn = Turn(rnd.to_move, Sum(hand, taken), use)
-                    observed = ObservedTurn(
-                        turn,
-                        table_reveals=tuple(refill),
-                        tweak_won=self._gained(view),
-                        target_after=view.target,
-                        **extra,
-                    )
-                    self._add_reading(readings, observed)
-        return [r for r in readings if r.error is None][:MAX_READINGS]
 
     def _commit_discard(
         self,
