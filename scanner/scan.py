@@ -432,14 +432,7 @@ class Scanner:
         named = [(i, p) for i, p in zip(asked, words) if p.label == predictions[i].label]
         sure = {i for i, p in named if _as_reported(p.confidence, detections[i].touching) >= SETTINGS.any_deck_sure}
         doubted = [i for i, _ in named if i not in sure]
-        if doubted:
-            firsts = self.classifier.classify([crops[i] for i in doubted])
-            sure |= {
-                i
-                for i, first in zip(doubted, firsts)
-                if first.label == predictions[i].label and first.confidence >= SETTINGS.any_deck_vouched
-            }
-        return sure
+        return sure | self._first_network_vouches([crops[i] for i in doubted], doubted, predictions)
 
     def _read_ink(self, source: np.ndarray, detections: list[Any], predictions: list[Any]) -> list[Any]:
         """Each card the network reads as a face, unsure of its colour, with its colour read again
@@ -484,9 +477,16 @@ class Scanner:
         if not doubted:
             return set()
         crops = [card_crop(source, detections[i].corners, self.classifier.margin) for i in doubted]
+        return self._first_network_vouches(crops, doubted, predictions)
+
+    def _first_network_vouches(self, crops: list[np.ndarray], indices: list[int], predictions: list[Any]) -> set[int]:
+        """Which of ``indices`` (their ``crops``) the first network reads as ``predictions`` does,
+        surely (``ScanSettings.any_deck_vouched``)."""
+        if not indices:
+            return set()
         return {
             i
-            for i, first in zip(doubted, self.classifier.classify(crops))
+            for i, first in zip(indices, self.classifier.classify(crops))
             if first.label == predictions[i].label and first.confidence >= SETTINGS.any_deck_vouched
         }
 
