@@ -18,7 +18,7 @@ from .infer import Event, Referee
 from .observed import ObservedTurn
 from .run import Timed, referee_frames
 from .view import TableView
-from .virtual import VirtualRound, centre_zone, frames, play_round
+from .virtual import VirtualRound, centre_zone, frames, perfect_views, play_round
 
 NAMES = ["Ana", "Ben", "Cai", "Dee", "Eva", "Fil"]
 
@@ -107,12 +107,25 @@ def evaluate_round(
     if views is None:
         frame_list = list(frames(virtual, style=style))
         report.frames = len(frame_list)
+        done = {f.time: f.turns_done for f in frame_list}
         feed = ((f.time, f.image) for f in frame_list)
         decided = referee_frames(feed, scanner, names, dealer, zones=centre_zone(virtual), referee=referee)
     else:
+        done = {view.time: turns for view, (_, turns) in zip(perfect_views(virtual), virtual.states, strict=True)}
         view_list = views(virtual)
         report.frames = len(view_list)
         decided = _seen(referee, view_list)
+
+    def tap_made(seen: Any, frame_time: float) -> None:
+        # a person taps in every move the table shows made since the one just tapped, not only the
+        # next: the referee may be several moves behind the table when it asks or refuses
+        for j in range(len(referee_turns), min(done.get(frame_time, 0), len(truth))):
+            if not (_tap(seen, truth[j]) or _tap_fixed(seen, truth[j], _round_at(virtual, j), report)):
+                return
+            report.tapped += 1
+            asked_at.add(j)
+            referee_turns.append(truth[j])
+            confidences.append(1.0)
     last = None
     dropped: tuple[float, bool] | None = None
     for timed in decided:
@@ -123,11 +136,12 @@ def evaluate_round(
             # correcting the table cards or the target shown wrong if it does not fit
             seen = referee.seen
             if _tap(seen, truth[k]) or _tap_fixed(seen, truth[k], _round_at(virtual, k), report):
-                referee.resync(seen)
                 report.tapped += 1
                 asked_at.add(k)
                 referee_turns.append(truth[k])
                 confidences.append(1.0)
+                tap_made(seen, timed.frame_time)
+                referee.resync(seen)
             else:  # the dashboard refuses the move tapped in (CameraRound.play)
                 referee.doubt_round()
         if event.kind == "question":
@@ -154,10 +168,13 @@ def evaluate_round(
                 # (and takes back what was read after it)
                 fixed = replace(event.readings[0].observed, turn=truth[k])
                 if _tap_instead(referee.seen, index, fixed, _round_at(virtual, index), report):
-                    referee.resync(referee.seen)
                     report.tapped += 1
-                    got = truth[k]
+                    referee_turns.append(truth[k])
+                    confidences.append(event.data.get("confidence", 1.0))
+                    tap_made(referee.seen, timed.frame_time)
+                    referee.resync(referee.seen)
                     dropped = (timed.frame_time, True)
+                    continue
                 else:  # the dashboard refuses the correction (CameraRound.correct)
                     referee.doubt_round(index)
             elif answer_with_truth and k in asked_at and k < len(truth):

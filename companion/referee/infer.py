@@ -421,7 +421,8 @@ class Referee:
                 pending.last_target = view.target
             return
         pending.refusal = None
-        if view.target is not None and pending.flip is None:
+        # (a Shifter turns the deck's top card, R6.3; the other T! cards leave the target as it was)
+        if view.target is not None and pending.flip is not UseShifter.kind:
             if not pending.arrivals and not new:
                 seen.observe_target(view.target)  # the target before the turn (R3.1)
             elif len(seen.turns) not in seen.targets:  # not seen before the turn (quick moves): now
