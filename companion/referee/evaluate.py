@@ -126,6 +126,7 @@ def evaluate_round(
             asked_at.add(j)
             referee_turns.append(truth[j])
             confidences.append(1.0)
+
     last = None
     dropped: tuple[float, bool] | None = None
     for timed in decided:
