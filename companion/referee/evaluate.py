@@ -58,6 +58,7 @@ class RoundReport:
     table_fixed: int = 0  # table cards the referee corrected (a refill card misread) before tapping
     target_fixed: int = 0  # targets the referee set from the deck's back (a draw the camera missed) before tapping
     tapped: int = 0  # refused moves, or asked ones with no right reading, the referee tapped in (asked)
+    undone: int = 0  # moves asked, none of whose readings was right, taken back: the move was not made yet
     missing: int = 0
     scores_exact: bool = False
     scores_exact_answered: bool = False
@@ -104,45 +105,59 @@ def evaluate_round(
     asked_at: set[int] = set()
     started = time.perf_counter()
     referee = Referee(names, dealer, answer=answer)
+    # a refusal of a move the table does not show made yet: the person waits, and taps the moves in
+    # once the table shows them (before the next still moment is refereed)
+    owed: list[int] = []
+
+    def tap_made(frame_time: float) -> int:
+        """A person taps in every move the table shows made since the referee's last (the referee
+        may be several moves behind the table when it asks or refuses); how many."""
+        seen = referee.seen
+        count = 0
+        for j in range(len(referee_turns), min(done.get(frame_time, len(truth)), len(truth))):
+            if not (_tap(seen, truth[j]) or _tap_fixed(seen, truth[j], _round_at(virtual, j), report)):
+                break
+            report.tapped += 1
+            asked_at.add(j)
+            referee_turns.append(truth[j])
+            confidences.append(1.0)
+            count += 1
+        return count
+
+    def settle_owed(frame_time: float) -> None:
+        if owed and len(referee_turns) == owed[0] and done.get(frame_time, 0) > owed[0]:
+            if tap_made(frame_time):
+                referee.resync(referee.seen)
+            else:  # the dashboard refuses the move tapped in (CameraRound.play)
+                referee.doubt_round()
+        if owed and (len(referee_turns) != owed[0] or done.get(frame_time, 0) > owed[0]):
+            owed.clear()  # (tapped, or the referee went on by itself)
+
     if views is None:
         frame_list = list(frames(virtual, style=style))
         report.frames = len(frame_list)
         done = {f.time: f.turns_done for f in frame_list}
-        feed = ((f.time, f.image) for f in frame_list)
+        feed = _before_each(((f.time, f.image) for f in frame_list), settle_owed)
         decided = referee_frames(feed, scanner, names, dealer, zones=centre_zone(virtual), referee=referee)
     else:
         done = {view.time: turns for view, (_, turns) in zip(perfect_views(virtual), virtual.states, strict=True)}
         view_list = views(virtual)
         report.frames = len(view_list)
-        decided = _seen(referee, view_list)
-
-    def tap_made(seen: Any, frame_time: float) -> None:
-        # a person taps in every move the table shows made since the one just tapped, not only the
-        # next: the referee may be several moves behind the table when it asks or refuses
-        for j in range(len(referee_turns), min(done.get(frame_time, 0), len(truth))):
-            if not (_tap(seen, truth[j]) or _tap_fixed(seen, truth[j], _round_at(virtual, j), report)):
-                return
-            report.tapped += 1
-            asked_at.add(j)
-            referee_turns.append(truth[j])
-            confidences.append(1.0)
+        decided = _seen(referee, view_list, settle_owed)
 
     last = None
     dropped: tuple[float, bool] | None = None
     for timed in decided:
         event = timed.event
         k = len(referee_turns)
-        if event.kind == "refused" and answer_with_truth and k < len(truth) and referee.seen is not None:  # noqa: SIM102
-            # the dashboard shows the refusal; the referee taps the move that was made, first
-            # correcting the table cards or the target shown wrong if it does not fit
-            seen = referee.seen
-            if _tap(seen, truth[k]) or _tap_fixed(seen, truth[k], _round_at(virtual, k), report):
-                report.tapped += 1
-                asked_at.add(k)
-                referee_turns.append(truth[k])
-                confidences.append(1.0)
-                tap_made(seen, timed.frame_time)
-                referee.resync(seen)
+        made = done.get(timed.frame_time, len(truth)) > k  # (the source's end shows every move made)
+        if event.kind == "refused" and answer_with_truth and k < len(truth) and referee.seen is not None:
+            # the dashboard shows the refusal; the referee taps the moves made, first correcting
+            # the table cards or the target shown wrong where a move does not fit
+            if not made:
+                owed[:] = [k]
+            elif tap_made(timed.frame_time):
+                referee.resync(referee.seen)
             else:  # the dashboard refuses the move tapped in (CameraRound.play)
                 referee.doubt_round()
         if event.kind == "question":
@@ -165,19 +180,27 @@ def evaluate_round(
             got = _turn_of(event)
             index = event.data["n"] - 1  # (a view may have settled more moves after it)
             if answer_with_truth and k in asked_at and k < len(truth) and not same_turn(got, truth[k]):
+                if not made:
+                    # none of the readings offered was the move, which is not made yet: the
+                    # referee takes the move back (CameraRound.undo) and waits for it
+                    referee.seen.rebuild(list(referee.seen.turns)[:index])
+                    referee.resync(referee.seen)
+                    asked_at.discard(k)
+                    report.undone += 1
+                    dropped = (timed.frame_time, True)
+                    continue
                 # none of the readings offered was the move: the referee taps the right one instead
-                # (and takes back what was read after it)
+                # (and takes back what was read after it), then the moves made since
                 fixed = replace(event.readings[0].observed, turn=truth[k])
                 if _tap_instead(referee.seen, index, fixed, _round_at(virtual, index), report):
                     report.tapped += 1
                     referee_turns.append(truth[k])
                     confidences.append(event.data.get("confidence", 1.0))
-                    tap_made(referee.seen, timed.frame_time)
+                    tap_made(timed.frame_time)
                     referee.resync(referee.seen)
                     dropped = (timed.frame_time, True)
                     continue
-                else:  # the dashboard refuses the correction (CameraRound.correct)
-                    referee.doubt_round(index)
+                referee.doubt_round(index)  # the dashboard refuses the correction (CameraRound.correct)
             elif answer_with_truth and k in asked_at and k < len(truth):
                 referee.confirm(index + 1)  # the referee answered with the move played (CameraRound.confirm)
             referee_turns.append(got)
@@ -201,9 +224,18 @@ def evaluate_round(
     return report
 
 
-def _seen(referee: Referee, views: list[TableView]) -> Iterator[Timed]:
-    """``referee_frames``'s events for views given, not scanned (each decided at once)."""
+def _before_each(feed: Iterator[tuple[float, Any]], act: Callable[[float], None]) -> Iterator[tuple[float, Any]]:
+    """``feed``'s frames, ``act(time)`` run before each is refereed (a person tapping meanwhile)."""
+    for now, frame in feed:
+        act(now)
+        yield now, frame
+
+
+def _seen(referee: Referee, views: list[TableView], act: Callable[[float], None]) -> Iterator[Timed]:
+    """``referee_frames``'s events for views given, not scanned (each decided at once), ``act(time)``
+    run before each is refereed."""
     for view in views:
+        act(view.time)
         for event in referee.see(view):
             yield Timed(event, view.time, 0.0)
     for event in referee.finish():

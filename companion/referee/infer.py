@@ -121,6 +121,7 @@ class Referee:
         # the cards in view when the round was last changed by hand: one of them that the round as
         # changed does not hold is unexplained, not a card laid since (a move using it is asked)
         self._in_view_at_resync: Counter = Counter()
+        self._vanished_after_resync: Counter = Counter()  # ... of those, gone from the last view
         self._target_at_resync: int | None = None  # the target in view then
         self._unsynced = False  # a turn may have gone by unseen: every move is asked until a change by hand
         self._unsynced_at: int | None = None  # the moves settled when that doubt arose
@@ -205,6 +206,7 @@ class Referee:
         self.pending = _Pending()
         self.over_reported = seen is not None and seen.round.is_over()
         self._in_view_at_resync = Counter(self._view.cards) if self._view is not None else Counter()
+        self._vanished_after_resync = Counter()
         self._target_at_resync = self._view.target if self._view is not None else None
         self._unsynced, self._unsynced_at = False, None
         self._confirmed_at = []
@@ -369,8 +371,12 @@ class Referee:
         # picked up unseen while the deck's target moved on: a turn went by unseen, and whose
         # turn it is is in doubt (the next card laid was taken for the wrong player's discard)
         vanished = (self._in_view_at_resync - present) - start - pending.seen
-        if vanished and None not in (view.target, self._target_at_resync) and view.target != self._target_at_resync:
+        moved_on = None not in (view.target, self._target_at_resync) and view.target != self._target_at_resync
+        # (or gone from two views running: the target may show the same value again, and a card
+        # missed in one view is no move)
+        if vanished and moved_on or (self._vanished_after_resync - present) - start - pending.seen:
             self._lose_sync()
+        self._vanished_after_resync = vanished
         self._in_view_at_resync &= present
         for card in new & self._in_view_at_resync:
             pending.low.setdefault(card, ())
