@@ -83,6 +83,7 @@ class _Pending:
     unread: bool = False  # a card the camera could not read as a face lies in the centre (not there at the deal)
     batches: list[int] = field(default_factory=list)  # where each view's new cards begin in ``arrivals``
     drew_while_laid: bool = False  # the target changed while the cards laid this turn lay there
+    guess_seen_late: bool = False  # a refill card never seen (a guess) first seen while cards were laid
 
     @property
     def seen(self) -> Counter:
@@ -360,9 +361,12 @@ class Referee:
             if self._commit_discard(events, self._drawn_target(view, shifted), drawn=True):
                 self._see(view, events, depth + 1)
                 return
+        laying = bool(pending.arrivals or present - start - pending.seen)
         for card in list(seen.unseen):  # a guessed table card now seen as guessed: no longer a guess
             if present[card] >= start[card] > 0:
                 del seen.unseen[card]
+                # ... but first seen while cards of this turn are laid, it may be one of them
+                pending.guess_seen_late = pending.guess_seen_late or laying
         # a refill card the camera never saw is taken to lie where it was turned, until a sum shows otherwise
         unseen_here = Counter({c: min(n, start[c]) for c, n in seen.unseen.items()}) - present
         gone = (start + pending.seen) - (present + unseen_here)  # picked up: the hand card and the cards it took
@@ -1063,7 +1067,7 @@ class Referee:
                     "holds a T! card the camera cannot read",
                 ),
                 # a refill card never seen is a guess, and a guess rules readings in and out
-                (self._guess_in_play(readings), "a refill card was not seen"),
+                (self._guess_in_play(readings) or pending.guess_seen_late, "a refill card was not seen"),
                 (self._unsynced, "a turn may have gone by unseen"),
                 (self._refused_at is not None, "a change by hand was refused: an earlier move may be wrong"),
                 # a face laid and misread as a back is unseen: the move may rest on it
