@@ -296,10 +296,16 @@ class Referee:
         return self.finish()
 
     def finish(self) -> list[Event]:
-        """The source ended: a card still lying from the last turn was a discard."""
+        """The source ended: a card still lying from the last turn was a discard. One picked up
+        since (a sum no reading fits, its next card unseen) is no discard: what was refused stays so."""
         events: list[Event] = []
-        if self.seen is not None and self.pending.arrivals and not self.seen.round.is_over():
-            self._commit_discard(events, self.pending.last_target)
+        pending = self.pending
+        if self.seen is not None and pending.arrivals and not self.seen.round.is_over():
+            lying = self._view is None or not Counter(pending.arrivals) - self._view.cards
+            if lying:
+                self._commit_discard(events, pending.last_target)
+            elif pending.refusal is not None and pending.refused_views < 2:
+                events.append(pending.refusal)  # (no later view will show it again)
         if self.seen is not None and self.seen.round.is_over():
             events += self._round_over()
         return events
