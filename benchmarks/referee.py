@@ -114,6 +114,7 @@ def main() -> None:
     refused = sum(r["refused"] for r in reports)
     tapped = sum(r["tapped"] for r in reports)
     undone = sum(r["undone"] for r in reports)
+    rewritten = sum(r["rewritten"] for r in reports)
     fixed = sum(r["table_fixed"] for r in reports), sum(r["target_fixed"] for r in reports)
     exact = sum(r["scores_exact"] for r in reports)
     latencies = sorted(x for r in reports for x in r["latencies"])
@@ -127,6 +128,7 @@ def main() -> None:
         f"counted as asked): {tapped}; before tapping, table cards corrected: {fixed[0]}, targets set: {fixed[1]}"
     )
     print(f"moves asked with no right reading, taken back as not made yet (the referee waits for them): {undone}")
+    print(f"times the referee rewrote the round as played (a move tapped in did not fit even so): {rewritten}")
     print(f"moves right in the end (asked ones answered): {100 * (right + answered) / moves:.2f} % (goal >= 99 %)")
     print(f"wrong moves passed silently: {silent} (goal 0); moves never inferred: {missing}")
     unasked = [c for r in reports for c in r["silent"]]

@@ -12,7 +12,7 @@ from typing import Any
 
 from companion.engine.errors import RuleError
 from companion.engine.setup import deal
-from companion.engine.state import Discard, Round, Turn, UseJoker
+from companion.engine.state import Discard, Round, Turn, UseJoker, UseShifter
 
 from .infer import Event, Referee
 from .observed import ObservedTurn
@@ -58,6 +58,7 @@ class RoundReport:
     table_fixed: int = 0  # table cards the referee corrected (a refill card misread) before tapping
     target_fixed: int = 0  # targets the referee set from the deck's back (a draw the camera missed) before tapping
     tapped: int = 0  # refused moves, or asked ones with no right reading, the referee tapped in (asked)
+    rewritten: int = 0  # rounds the referee rewrote as played when a move tapped in did not fit
     undone: int = 0  # moves asked, none of whose readings was right, taken back: the move was not made yet
     missing: int = 0
     scores_exact: bool = False
@@ -115,7 +116,8 @@ def evaluate_round(
         seen = referee.seen
         count = 0
         for j in range(len(referee_turns), min(done.get(frame_time, len(truth)), len(truth))):
-            if not (_tap(seen, truth[j]) or _tap_fixed(seen, truth[j], _round_at(virtual, j), report)):
+            fits = _tap(seen, truth[j]) or _tap_fixed(seen, truth[j], _round_at(virtual, j), report)
+            if not (fits or (_rewrite(seen, virtual, j, report) and _tap(seen, truth[j]))):
                 break
             report.tapped += 1
             asked_at.add(j)
@@ -280,6 +282,39 @@ def _tap_fixed(seen: Any, turn: Turn, truth: Round, report: RoundReport) -> bool
     return (_fix_table(seen, Counter(truth.table), report) and _tap(seen, turn)) or (
         _fix_target(seen, truth.target, report) and _tap(seen, turn)
     )
+
+
+def _rewrite(seen: Any, virtual: Any, turns: int, report: RoundReport) -> bool:
+    """The last resort of a referee whose move tapped in the dashboard refuses even after the
+    table and target are put right: every move and card turned so far is corrected to what was
+    played (``CameraRound.correct`` and ``correct_table``, one by one), the first ``turns`` moves.
+    False, with the round unchanged, when the moves as played do not replay."""
+    rnd = _round_at(virtual, 0)
+    before = (list(seen.turns), seen.initial_table, dict(seen.targets))
+    observed = []
+    targets = {0: rnd.target}
+    for turn in virtual.truth.history[:turns]:
+        draws_before = len(rnd.draws)
+        shifter = isinstance(turn.tweak, UseShifter) and rnd.deck_left
+        shifted = rnd.deck[rnd.deck_pos].card if shifter else None
+        shifted_target = rnd.deck[rnd.deck_pos + 1].back if shifter and rnd.deck_left > 1 else None
+        rnd.push(turn)
+        drawn = rnd.draws[draws_before + (1 if shifter else 0) :]
+        reveals = tuple(rnd.deck[index].card for index, player in drawn if player is None)
+        after = rnd.target if rnd.deck_left else None
+        observed.append(ObservedTurn(turn, reveals, shifted, shifted_target, target_after=after))
+        if after is not None:
+            targets[len(observed)] = after
+    seen.initial_table = tuple(_round_at(virtual, 0).table)
+    seen.targets = targets
+    try:
+        seen.rebuild(observed)
+    except RuleError:
+        seen.initial_table, seen.targets = before[1], before[2]
+        seen.rebuild(before[0])
+        return False
+    report.rewritten += 1
+    return True
 
 
 def _round_at(virtual: Any, turns: int) -> Round:
