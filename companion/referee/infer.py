@@ -262,6 +262,10 @@ class Referee:
         if not places or places[0][2] >= self.doubt_below or (len(places) > 1 and places[1][2] == places[0][2]):
             return  # read surely, or two readings alike: which one is misread cannot be told
         places[0][1], places[0][2] = actual, 1.0
+        # (the card in view then is the round's card: not gone when it is read as that)
+        if self._in_view_at_resync[shown]:
+            self._in_view_at_resync += Counter([actual])
+            self._in_view_at_resync -= Counter([shown])
 
     # -- feeding views ---------------------------------------------------------------------
 
