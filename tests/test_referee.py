@@ -598,11 +598,15 @@ def test_a_discard_settled_late_takes_the_target_its_player_drew_not_the_next_pl
     assert seen.round.table == [green3]
 
 
-def test_a_card_laid_after_a_change_by_hand_and_picked_up_unseen_makes_the_moves_asked() -> None:
+@pytest.mark.parametrize("drawn", [8, 6], ids=["target moved on", "same target"])
+def test_a_card_laid_after_a_change_by_hand_and_picked_up_unseen_makes_the_moves_asked(drawn: int) -> None:
     """The referee settles Ben's discard by hand while Cai's yellow-5 already lies; yellow-5 is
     then picked up unseen (Ana's sum, her card never read) and the deck's target moves on. Two
     turns went by that the camera did not follow: the next card laid (Ben's) is not Cai's discard
-    as if sure, it is asked (photo deck, seed 2085: three moves published wrong, each one off)."""
+    as if sure, it is asked (photo deck, seed 2085: three moves published wrong, each one off).
+    The deck's back may show the same target again (6): yellow-5 gone from two views running says
+    the same (seed 45 at 10 % missed views: four moves published wrong); gone from one view only,
+    it may be a card the camera missed."""
     red2, green3, orange4, yellow5, yellow1, red5 = _cards(
         "red-2", "green-3", "orange-4", "yellow-5", "yellow-1", "red-5"
     )
@@ -614,10 +618,11 @@ def test_a_card_laid_after_a_change_by_hand_and_picked_up_unseen_makes_the_moves
     referee.see(_view(0, [red2, green3], target=9))
     referee.see(_view(1, [red2, green3, orange4, yellow5], target=6))  # Ben's discard and Cai's, together
     referee.resync(referee.seen)  # the referee answered on the dashboard: a change by hand
-    for t in (2, 3):
-        referee.see(_view(t, [red2, green3, orange4], target=8))  # yellow-5 taken unseen; a draw
-    events = referee.see(_view(4, [red2, green3, orange4, yellow1], target=8))
-    events += referee.see(_view(5, [red2, green3, orange4, yellow1, red5], target=8))
+    referee.see(_view(2, [red2, green3, orange4], target=drawn))  # yellow-5 taken unseen
+    assert referee._unsynced is (drawn != 6)
+    referee.see(_view(3, [red2, green3, orange4], target=drawn))
+    events = referee.see(_view(4, [red2, green3, orange4, yellow1], target=drawn))
+    events += referee.see(_view(5, [red2, green3, orange4, yellow1, red5], target=drawn))
     moves = [e.data for e in events if e.kind == "move"]
     assert moves and all(m["asked"] for m in moves)
     assert any(e.kind == "question" and e.data["reason"] == "a turn may have gone by unseen" for e in events)
@@ -1634,32 +1639,6 @@ def test_a_discard_confirmed_is_no_doubt_while_it_lies_where_it_was_laid(confirm
     (ana,) = [e for e in events if e.kind == "move"]
     assert ana.data["sum"] == {"hand": "yellow-1", "take": ["orange-5"]}
     assert ana.data["asked"] is not confirmed
-
-
-def test_a_card_in_view_at_a_change_by_hand_gone_from_two_views_is_a_turn_gone_by_even_at_the_same_target() -> None:
-    """As above, but the deck's back after Ana's unseen sum shows the same target as before (6):
-    yellow-5, in view when the round was changed by hand, gone from two views running, still
-    says a turn went by unseen (2 players: seed 45 at 10 % missed views published four moves wrong,
-    each one off). Gone from one view only, it may be a card the camera missed."""
-    red2, green3, orange4, yellow5, yellow1, red5 = _cards(
-        "red-2", "green-3", "orange-4", "yellow-5", "yellow-1", "red-5"
-    )
-
-    def orange4_first(question: Event) -> int:
-        return next((i for i, r in enumerate(question.readings) if r.observed.turn.play == Discard(orange4)), 0)
-
-    referee = Referee(["Ana", "Ben", "Cai"], 0, answer=orange4_first)
-    referee.see(_view(0, [red2, green3], target=9))
-    referee.see(_view(1, [red2, green3, orange4, yellow5], target=6))
-    referee.resync(referee.seen)
-    referee.see(_view(2, [red2, green3, orange4], target=6))
-    assert not referee._unsynced  # (one view: maybe a card missed)
-    referee.see(_view(3, [red2, green3, orange4], target=6))
-    events = referee.see(_view(4, [red2, green3, orange4, yellow1], target=6))
-    events += referee.see(_view(5, [red2, green3, orange4, yellow1, red5], target=6))
-    moves = [e.data for e in events if e.kind == "move"]
-    assert moves and all(m["asked"] for m in moves)
-    assert any(e.kind == "question" and e.data["reason"] == "a turn may have gone by unseen" for e in events)
 
 
 def test_a_card_laid_and_picked_up_before_the_source_ends_is_no_discard() -> None:
