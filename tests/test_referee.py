@@ -1461,6 +1461,28 @@ def test_the_card_a_shifter_turned_up_is_named_from_the_view_after_a_move_tapped
     assert moves == ([("yellow-1", False)] if named else [("yellow-1", True), ("yellow-5", True)])
 
 
+
+def test_a_card_just_laid_is_not_named_as_the_card_a_shifter_turned_up() -> None:
+    """As above, but the move is tapped in on a view where yellow-5 is hidden (an arm) and Ana's
+    yellow-1 has just come into view: one guess out of view, one card on no table, yet yellow-1
+    is Ana's card laid, not the Shifter's (dark art zero-shot, seed 2049: a card the next player
+    laid named so, and two moves published wrong as sure). The guess stays a guess."""
+    red2, green3, yellow4, orange4, green1, red1, yellow5, green2, yellow1 = _cards(
+        "red-2", "green-3", "yellow-4", "orange-4", "green-1", "red-1", "yellow-5", "green-2", "yellow-1"
+    )
+    referee = Referee(["Ana", "Ben"], 0)
+    tables = [[red2, green3], [red2, green3, yellow4]]
+    tables += [[orange4, green1]] * 2 + [[orange4, green1, red1]] * 2
+    tables += [[orange4, green1, red1, yellow5]] * 2 + [[orange4, green1, red1, yellow5, green2]]
+    tables += [[orange4, green1, red1, green2, yellow1]]  # yellow-5 hidden; Ana lays yellow-1
+    for t, cards in enumerate(tables):
+        referee.see(_view(t, cards))
+    seen = referee.seen
+    seen.rebuild(seen.turns[:2])
+    seen.push(ObservedTurn(Turn(1, Discard(green2), UseShifter())))  # tapped in (CameraRound.play)
+    referee.resync(seen)
+    assert seen.unseen and yellow1 not in seen.round.table
+
 def test_a_turn_the_rules_refuse_leaves_no_guess_behind() -> None:
     """Ana's TWEAK (R4.2) is pushed with its refill unseen (2 guesses) and a second Bomb won, which
     the classic pile does not hold (R1.4): refused, and the guesses its refill made are gone with

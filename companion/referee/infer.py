@@ -222,12 +222,15 @@ class Referee:
         R6.3) is out of view, and exactly one card in view (not laid this turn) is on no table of
         the round, the card in view is the one turned: named so (``correct_table``), the camera's
         reading, doubtful or not, rather than the guess (which left a card in view unexplained:
-        the next move was read as its discard). Where the rules refuse it, nothing changes."""
+        the next move was read as its discard). Where the rules refuse it, nothing changes. A card
+        that has just come into view (not in the view before) is not named so: it may be the next
+        player's, laid in the view the change was made on."""
         if self.seen is None or self._view is None:
             return
         table = Counter(self.seen.round.table)
         extra, missing = self._view.cards - table - laid, (self.seen.unseen & table) - self._view.cards
-        if extra.total() == 1 and missing.total() == 1:
+        just_laid = extra - self._last_views[-1].cards if self._last_views else Counter()
+        if extra.total() == 1 and missing.total() == 1 and not just_laid:
             self._name_from_view(self._view, lambda: self.seen.unseen, laid)
 
     def _name_from_view(self, view: TableView, guesses: Callable[[], Counter], laid: Counter) -> None:
@@ -306,9 +309,11 @@ class Referee:
         pending = self.pending
         if self.seen is not None and pending.arrivals and not self.seen.round.is_over():
             lying = self._view is None or not Counter(pending.arrivals) - self._view.cards
-            if lying:
-                self._commit_discard(events, pending.last_target)
-            elif pending.refusal is not None and pending.refused_views < 2:
+            if lying and self._commit_discard(events, pending.last_target) and self._view is not None:
+                # the last view may show more: the next player's sum, its card laid unseen
+                self._see(self._view, events, 1)
+                pending = self.pending
+            if pending.refusal is not None and pending.refused_views < 2:
                 events.append(pending.refusal)  # (no later view will show it again)
         if self.seen is not None and self.seen.round.is_over():
             events += self._round_over()
