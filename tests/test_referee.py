@@ -1461,7 +1461,6 @@ def test_the_card_a_shifter_turned_up_is_named_from_the_view_after_a_move_tapped
     assert moves == ([("yellow-1", False)] if named else [("yellow-1", True), ("yellow-5", True)])
 
 
-
 def test_a_card_just_laid_is_not_named_as_the_card_a_shifter_turned_up() -> None:
     """As above, but the move is tapped in on a view where yellow-5 is hidden (an arm) and Ana's
     yellow-1 has just come into view: one guess out of view, one card on no table, yet yellow-1
@@ -1482,6 +1481,7 @@ def test_a_card_just_laid_is_not_named_as_the_card_a_shifter_turned_up() -> None
     seen.push(ObservedTurn(Turn(1, Discard(green2), UseShifter())))  # tapped in (CameraRound.play)
     referee.resync(seen)
     assert seen.unseen and yellow1 not in seen.round.table
+
 
 def test_a_turn_the_rules_refuse_leaves_no_guess_behind() -> None:
     """Ana's TWEAK (R4.2) is pushed with its refill unseen (2 guesses) and a second Bomb won, which
