@@ -82,10 +82,15 @@ def evaluate_round(
     style: Any = None,
     views: Callable[[VirtualRound], list[TableView]] | None = None,
 ) -> RoundReport:
-    """Referee one virtual round. ``answer_with_truth``: a referee answers each question rightly
-    when the right reading is among those offered (the dashboard's tap); else the first is taken.
-    ``style``: the deck's art (``virtual.frames``). ``views``: the round's table views to referee
-    in place of rendered frames scanned (``virtual.missed_views``): move inference alone."""
+    """Referee one virtual round. ``answer_with_truth``: a referee person answers each question
+    rightly when the right reading is among those offered (the dashboard's tap), and acts on what
+    the table shows (each frame's ``turns_done``) as one at the table would: after a refusal, or
+    a question none of whose readings is right, taps in the moves made since the referee's last
+    (a move not made yet is taken back, or tapped once made), and rewrites the round as played
+    where a move tapped in does not fit even after correcting the table and the target; else the
+    first reading is taken. ``style``: the deck's art (``virtual.frames``). ``views``: the
+    round's table views to referee in place of rendered frames scanned (``virtual.missed_views``):
+    move inference alone."""
     names = NAMES[:players]
     dealer = seed % players
     virtual = play_round(names, dealer, seed)

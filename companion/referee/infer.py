@@ -393,7 +393,7 @@ class Referee:
         moved_on = None not in (view.target, self._target_at_resync) and view.target != self._target_at_resync
         # (or gone from two views running: the target may show the same value again, and a card
         # missed in one view is no move)
-        if vanished and moved_on or (self._vanished_after_resync - present) - start - pending.seen:
+        if (vanished and moved_on) or (self._vanished_after_resync - present) - start - pending.seen:
             self._lose_sync()
         self._vanished_after_resync = vanished
         self._in_view_at_resync &= present
