@@ -305,11 +305,13 @@ def _rewrite(seen: Any, virtual: Any, turns: int, report: RoundReport) -> bool:
         shifter = isinstance(turn.tweak, UseShifter) and rnd.deck_left
         shifted = rnd.deck[rnd.deck_pos].card if shifter else None
         shifted_target = rnd.deck[rnd.deck_pos + 1].back if shifter and rnd.deck_left > 1 else None
+        tweaks_before = rnd.tweak_pos
         rnd.push(turn)
         drawn = rnd.draws[draws_before + (1 if shifter else 0) :]
         reveals = tuple(rnd.deck[index].card for index, player in drawn if player is None)
         after = rnd.target if rnd.deck_left else None
-        observed.append(ObservedTurn(turn, reveals, shifted, shifted_target, target_after=after))
+        won = rnd.tweak_pile[tweaks_before] if rnd.tweak_pos > tweaks_before else None  # (the T! card won, face up)
+        observed.append(ObservedTurn(turn, reveals, shifted, shifted_target, won, target_after=after))
         if after is not None:
             targets[len(observed)] = after
     seen.initial_table = tuple(_round_at(virtual, 0).table)
