@@ -1681,7 +1681,7 @@ def test_a_card_laid_and_picked_up_before_the_source_ends_is_no_discard() -> Non
 
 @pytest.mark.parametrize(
     ("seed", "missed"),
-    [(34, 0.1), (37, 0.1), (45, 0.1), (5040, 0.1), (50, 0.3), (55, 0.3)],
+    [(34, 0.1), (37, 0.1), (45, 0.1), (5040, 0.1), (50, 0.3), (55, 0.3), (5042, 0.3)],
 )
 def test_rounds_whose_still_moments_the_camera_misses_publish_no_wrong_move_as_sure(seed: int, missed: float) -> None:
     """Move inference alone, each still view missed with chance ``missed`` (an arm over the table),
@@ -1689,7 +1689,8 @@ def test_rounds_whose_still_moments_the_camera_misses_publish_no_wrong_move_as_s
     about that is not made yet. Each round published a move wrong as sure before: a guessed
     refill card confirmed by a card of the turn laid (34); a turn gone by at the same target (45);
     a discard at the source's end picked up since (5040); a Joker's ±1 against a target never read
-    while the Joker lay turned (50)."""
+    while the Joker lay turned (50). In 5042 the person rewrites the round as played: without the
+    T! cards each TWEAK won, a Joker used was not the player's, and 7 moves were never inferred."""
     report = evaluate_round(seed, 2 + seed % 5, None, True, views=partial(missed_views, chance=missed, seed=seed))
     assert report.wrong_silent == 0, report.wrong
     assert report.missing <= 1
