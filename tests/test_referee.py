@@ -1679,6 +1679,20 @@ def test_a_card_laid_and_picked_up_before_the_source_ends_is_no_discard() -> Non
     assert refused.data["player"] == "Ben" and refused.data["rule"] == "R4.1"
 
 
+
+def test_a_refusal_the_last_view_makes_is_reported_at_the_source_end() -> None:
+    """The last view shows red-2 picked up and no card laid (the moment of the sum missed): no move
+    fits, and no later view will show it again, so the refusal is reported at the end rather than
+    left waiting for a second view (seed 7 at 10 % missed views: the round's last move never
+    inferred, its scores never given)."""
+    red2, green3 = _cards("red-2", "green-3")
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_view(0, [red2, green3], target=8))
+    events = referee.see(_view(1, [green3], target=8))
+    assert not [e for e in events if e.kind in ("move", "refused")]
+    (refused,) = [e for e in referee.finish() if e.kind == "refused"]
+    assert refused.data["player"] == "Ben"
+
 @pytest.mark.parametrize(
     ("seed", "missed"),
     [(34, 0.1), (37, 0.1), (45, 0.1), (5040, 0.1), (50, 0.3), (55, 0.3), (5042, 0.3)],

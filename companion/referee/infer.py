@@ -304,14 +304,16 @@ class Referee:
 
     def finish(self) -> list[Event]:
         """The source ended: a card still lying from the last turn was a discard. One picked up
-        since (a sum no reading fits, its next card unseen) is no discard: what was refused stays so."""
+        since (a sum no reading fits, its next card unseen) is no discard: what was refused stays
+        so, and a refusal the last view made is reported (no later view will show it again)."""
         events: list[Event] = []
         pending = self.pending
-        if self.seen is not None and pending.arrivals and not self.seen.round.is_over():
-            lying = self._view is None or not Counter(pending.arrivals) - self._view.cards
-            if lying and self._commit_discard(events, pending.last_target) and self._view is not None:
+        if self.seen is not None and not self.seen.round.is_over():
+            view = self._view
+            lying = bool(pending.arrivals) and (view is None or not Counter(pending.arrivals) - view.cards)
+            if lying and self._commit_discard(events, pending.last_target) and view is not None:
                 # the last view may show more: the next player's sum, its card laid unseen
-                self._see(self._view, events, 1)
+                self._see(view, events, 1)
                 pending = self.pending
             if pending.refusal is not None and pending.refused_views < 2:
                 events.append(pending.refusal)  # (no later view will show it again)
