@@ -1679,7 +1679,6 @@ def test_a_card_laid_and_picked_up_before_the_source_ends_is_no_discard() -> Non
     assert refused.data["player"] == "Ben" and refused.data["rule"] == "R4.1"
 
 
-
 def test_a_refusal_the_last_view_makes_is_reported_at_the_source_end() -> None:
     """The last view shows red-2 picked up and no card laid (the moment of the sum missed): no move
     fits, and no later view will show it again, so the refusal is reported at the end rather than
@@ -1692,6 +1691,7 @@ def test_a_refusal_the_last_view_makes_is_reported_at_the_source_end() -> None:
     assert not [e for e in events if e.kind in ("move", "refused")]
     (refused,) = [e for e in referee.finish() if e.kind == "refused"]
     assert refused.data["player"] == "Ben"
+
 
 @pytest.mark.parametrize(
     ("seed", "missed"),
