@@ -131,12 +131,15 @@ def evaluate_round(
             count += 1
         return count
 
+    def tap_after_refusal(frame_time: float) -> None:
+        if tap_made(frame_time):
+            referee.resync(referee.seen)
+        else:  # the dashboard refuses the move tapped in (CameraRound.play)
+            referee.doubt_round()
+
     def settle_owed(frame_time: float) -> None:
         if owed and len(referee_turns) == owed[0] and done.get(frame_time, 0) > owed[0]:
-            if tap_made(frame_time):
-                referee.resync(referee.seen)
-            else:  # the dashboard refuses the move tapped in (CameraRound.play)
-                referee.doubt_round()
+            tap_after_refusal(frame_time)
         if owed and (len(referee_turns) != owed[0] or done.get(frame_time, 0) > owed[0]):
             owed.clear()  # (tapped, or the referee went on by itself)
 
@@ -163,10 +166,8 @@ def evaluate_round(
             # the table cards or the target shown wrong where a move does not fit
             if not made:
                 owed[:] = [k]
-            elif tap_made(timed.frame_time):
-                referee.resync(referee.seen)
-            else:  # the dashboard refuses the move tapped in (CameraRound.play)
-                referee.doubt_round()
+            else:
+                tap_after_refusal(timed.frame_time)
         if event.kind == "question":
             asked_at.add(len(referee_turns))
             report.reasons[event.data["reason"]] += 1
@@ -297,6 +298,7 @@ def _rewrite(seen: Any, virtual: Any, turns: int, report: RoundReport) -> bool:
     played (``CameraRound.correct`` and ``correct_table``, one by one), the first ``turns`` moves.
     False, with the round unchanged, when the moves as played do not replay."""
     rnd = _round_at(virtual, 0)
+    dealt = tuple(rnd.table)
     before = (list(seen.turns), seen.initial_table, dict(seen.targets))
     observed = []
     targets = {0: rnd.target}
@@ -314,7 +316,7 @@ def _rewrite(seen: Any, virtual: Any, turns: int, report: RoundReport) -> bool:
         observed.append(ObservedTurn(turn, reveals, shifted, shifted_target, won, target_after=after))
         if after is not None:
             targets[len(observed)] = after
-    seen.initial_table = tuple(_round_at(virtual, 0).table)
+    seen.initial_table = dealt
     seen.targets = targets
     try:
         seen.rebuild(observed)
