@@ -338,18 +338,24 @@ def _round_at(virtual: Any, turns: int) -> Round:
 
 
 def _fix_table(seen: Any, truth: Counter, report: RoundReport) -> bool:
-    """The referee corrects the table cards the dashboard shows wrong (ObservedRound.correct_table)."""
-    wrong = Counter(seen.round.table) - truth
-    right = truth - Counter(seen.round.table)
-    if not wrong or sum(wrong.values()) != sum(right.values()):
-        return False
-    for shown, actual in zip(sorted(wrong.elements(), key=str), sorted(right.elements(), key=str)):
+    """The referee corrects the table cards the dashboard shows wrong (ObservedRound.correct_table),
+    one at a time, looking at the dashboard again after each: a correction recomputes the round,
+    and with it the guesses for the other cards never seen (the card shown in a guess's place may
+    change)."""
+    fixed = False
+    for _ in range(len(truth) + len(seen.round.table)):
+        wrong = Counter(seen.round.table) - truth
+        right = truth - Counter(seen.round.table)
+        if not wrong or sum(wrong.values()) != sum(right.values()):
+            break
+        shown, actual = min(wrong, key=str), min(right, key=str)
         try:
             seen.correct_table(shown, actual)
         except RuleError:
-            return False
+            break
         report.table_fixed += 1
-    return True
+        fixed = True
+    return fixed
 
 
 def _fix_target(seen: Any, target: int, report: RoundReport) -> bool:

@@ -230,8 +230,8 @@ class Referee:
         table = Counter(self.seen.round.table)
         extra, missing = self._view.cards - table - laid, (self.seen.unseen & table) - self._view.cards
         just_laid = extra - self._last_views[-1].cards if self._last_views else Counter()
-        if extra.total() == 1 and missing.total() == 1 and not just_laid:
-            self._name_from_view(self._view, lambda: self.seen.unseen, laid)
+        if missing and (extra - just_laid).total() == missing.total():
+            self._name_from_view(self._view, lambda: self.seen.unseen, laid + just_laid)
 
     def _name_from_view(self, view: TableView, guesses: Callable[[], Counter], laid: Counter) -> None:
         """Name the guessed table cards (``guesses()``) out of ``view`` by the cards in it on no
@@ -432,6 +432,8 @@ class Referee:
         expected = self._effects_expected(pending.flip)
         if gone:
             if self._commit_sum(view, list(new.elements()), gone, events):
+                # a card in view that the sum did not turn up is the next turn's, laid already
+                self._see(view, events, depth + 1)
                 return
             if pending.arrivals and len(pending.arrivals) + sum(new.values()) > expected + 1:
                 # no sum fits: the first card was a discard, and the next player is already playing
