@@ -606,7 +606,8 @@ def test_a_card_laid_after_a_change_by_hand_and_picked_up_unseen_makes_the_moves
     as if sure, it is asked (photo deck, seed 2085: three moves published wrong, each one off).
     The deck's back may show the same target again (6): yellow-5 gone from two views running says
     the same (seed 45 at 10 % missed views: four moves published wrong); gone from one view only,
-    it may be a card the camera missed."""
+    it may be a card the camera missed. (yellow-5, in view at the change, is taken as Cai's card
+    laid: its going unexplained, Cai's discard of it is asked, or the round is out of sync.)"""
     red2, green3, orange4, yellow5, yellow1, red5 = _cards(
         "red-2", "green-3", "orange-4", "yellow-5", "yellow-1", "red-5"
     )
@@ -625,7 +626,8 @@ def test_a_card_laid_after_a_change_by_hand_and_picked_up_unseen_makes_the_moves
     events += referee.see(_view(5, [red2, green3, orange4, yellow1, red5], target=drawn))
     moves = [e.data for e in events if e.kind == "move"]
     assert moves and all(m["asked"] for m in moves)
-    assert any(e.kind == "question" and e.data["reason"] == "a turn may have gone by unseen" for e in events)
+    assert not [m for m in moves if m["turn"] == "Cai" and m.get("discard") == "yellow-1"]
+    assert referee._unsynced or any(r.observed.turn == Turn(2, Discard(yellow5)) for e in events for r in e.readings)
 
 
 def test_a_move_settled_in_the_view_of_a_question_is_asked_too() -> None:
@@ -1715,7 +1717,8 @@ def test_every_refill_card_guessed_after_a_move_tapped_in_is_named_from_the_view
     """Ben's TWEAK (R4.2) is tapped in by hand: the move does not say which 2 cards its refill
     turned up (R4.6), so the round guesses them, while the view shows them. Both are named from
     the view (only one guess was named before: with two, the guesses stayed, the next move was
-    read against them and asked, 45-60 such moves taken back in 60 rounds with views missed).
+    read against them and asked: about 50 moves taken back as not made in 60 rounds with 10 % or
+    30 % of views missed).
     A card that has just come into view (Ana's, laid since) is not taken for one of them."""
     red2, green3, yellow4, orange4, green1, red1 = _cards(
         "red-2", "green-3", "yellow-4", "orange-4", "green-1", "red-1"
@@ -1766,3 +1769,38 @@ def test_the_benchmarks_person_corrects_guessed_table_cards_one_at_a_time() -> N
     report = RoundReport(0, 2, 0)
     assert _fix_table(seen, truth, report)
     assert Counter(seen.round.table) == truth and report.table_fixed == 2
+
+
+def test_a_card_laid_before_a_move_tapped_in_is_the_turn_in_progress() -> None:
+    """Ben's discard is tapped in by hand on a view where Ana's orange-6 already lies; the next view
+    shows her sum done (orange-6 + green-3 = 9). orange-6 is her card laid: the sum is offered as
+    made (it was a table card gone with no card played, refused, and two moves of the round were
+    never inferred), asked, since the round as changed does not say where orange-6 came from."""
+    red2, green3, yellow1, orange6 = _cards("red-2", "green-3", "yellow-1", "orange-6")
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_view(0, [red2, green3]))
+    referee.see(_view(1, [red2, green3, yellow1, orange6]))
+    seen = referee.seen
+    seen.rebuild([])
+    seen.push(ObservedTurn(Turn(1, Discard(yellow1))))  # tapped in (CameraRound.play)
+    referee.resync(seen)
+    moves = [e.data for e in referee.see(_view(2, [red2, yellow1])) if e.kind == "move"]
+    assert [(m["turn"], m.get("sum"), m["asked"]) for m in moves] == [
+        ("Ana", {"hand": "orange-6", "take": ["green-3"]}, True)
+    ]
+
+
+def test_a_sum_settled_as_a_card_gone_the_view_before_lies_there_again_is_asked() -> None:
+    """Ben lays yellow-2 by red-1, orange-1 and green-4 (target 7). The next view shows the centre
+    bare but for green-6: no one sum took all four. The view after shows a red-1 again: yellow-2 +
+    orange-1 + green-4 = 7 then fits, and was published as sure, yet Ben may have taken red-1 (a
+    twin laid since by the next player; 30 % of views missed, seed 5027): it is asked."""
+    red1, orange1, green4, green6, yellow2 = _cards("red-1", "orange-1", "green-4", "green-6", "yellow-2")
+    referee = Referee(["Ana", "Ben"], 0)
+    tables = [[red1, orange1], [red1, orange1, green4], [red1, orange1, green4, green6]]
+    tables += [[red1, orange1, green4, green6, yellow2]] * 2 + [[green6], [green6, red1]]
+    moves = []
+    for t, cards in enumerate(tables):
+        moves += [e.data for e in referee.see(_view(t, cards, target=7)) if e.kind == "move"]
+    assert [(m["turn"], m.get("discard")) for m in moves[:2]] == [("Ben", "green-4"), ("Ana", "green-6")]
+    assert moves[2:] and all(m["asked"] for m in moves[2:])

@@ -84,6 +84,7 @@ class _Pending:
     batches: list[int] = field(default_factory=list)  # where each view's new cards begin in ``arrivals``
     drew_while_laid: bool = False  # the target changed while the cards laid this turn lay there
     guess_seen_late: bool = False  # a refill card never seen (a guess) first seen while cards were laid
+    refused_gone: Counter = field(default_factory=Counter)  # the cards gone in the last view no move explained
 
     @property
     def seen(self) -> Counter:
@@ -123,12 +124,16 @@ class Referee:
         # changed does not hold is unexplained, not a card laid since (a move using it is asked)
         self._in_view_at_resync: Counter = Counter()
         self._vanished_after_resync: Counter = Counter()  # ... of those, gone from the last view
+        self._resync_laid: Counter = Counter()  # ... of those, taken as the turn's cards laid (``_laid_at_resync``)
         self._target_at_resync: int | None = None  # the target in view then
         self._unsynced = False  # a turn may have gone by unseen: every move is asked until a change by hand
         self._unsynced_at: int | None = None  # the moves settled when that doubt arose
         # cards lying where a move the referee person confirmed laid them (a discard): read as
         # confirmed while a view shows them there
         self._confirmed_at: list[tuple[tuple[float, float], Card]] = []
+        # guessed table cards taken as seen from a view while cards of a turn were laid (one of
+        # them may have been the card seen): kept through changes by hand, the round's
+        self._seen_late: Counter = Counter()
         # a change by hand at this move was refused by the rules: the moves before it are not the
         # table's, so every move is asked until a change by hand rewrites this move or one before
         self._refused_at: int | None = None
@@ -208,6 +213,7 @@ class Referee:
         self.over_reported = seen is not None and seen.round.is_over()
         self._in_view_at_resync = Counter(self._view.cards) if self._view is not None else Counter()
         self._vanished_after_resync = Counter()
+        self._resync_laid = Counter()
         self._target_at_resync = self._view.target if self._view is not None else None
         self._unsynced, self._unsynced_at = False, None
         self._confirmed_at = []
@@ -215,16 +221,45 @@ class Referee:
         self._drawn_after_last = False
         self._name_guess(laid)
         self._pin_misread(laid)
+        self._laid_at_resync()
+
+    def _laid_at_resync(self) -> None:
+        """After a change by hand, the cards in view on no table of the round are the turn in
+        progress's, laid already (the moves tapped in are the ones the table shows made), so a
+        sum that takes them before the next view is seen as one (it was a table card gone with no
+        card played: refused, and two moves of the round never inferred). Where the round has no
+        target for the turn, it is the one the view shows (R3.1): a move tapped in does not say
+        what its player drew, and a sum against a target never seen was published as sure. Only
+        where the view shows every table card (else a card in view may be one misread), none of
+        them a guess (a card in view may be that one) nor taken as seen from a view while cards
+        were laid (the card seen may have been one laid alike). Where they came from the round as
+        changed does not say: a move resting on them is asked."""
+        seen, view = self.seen, self._view
+        if seen is None or view is None:
+            return
+        table = Counter(seen.round.table)
+        extra = view.cards - table
+        if not extra or table - view.cards or seen.unseen & table or self._seen_late & table:
+            return
+        if len(seen.turns) not in seen.targets:
+            if view.target is None or not seen.round.deck_left:
+                return  # (the turn's target unknown: its cards are taken as new in the next view)
+            seen.observe_target(view.target)
+        self.pending.arrivals = sorted(extra.elements(), key=lambda c: (c.colour.value, c.value))
+        self._resync_laid = extra
+        for card in extra:  # (where it came from the round as changed does not say: a move on it is asked)
+            self.pending.low.setdefault(card, ())
 
     def _name_guess(self, laid: Counter) -> None:
-        """After a change by hand: where exactly one table card turned from the deck unseen (a
-        guess, ``ObservedRound.unseen``: a move tapped in does not say what its Shifter turned up,
-        R6.3) is out of view, and exactly one card in view (not laid this turn) is on no table of
-        the round, the card in view is the one turned: named so (``correct_table``), the camera's
-        reading, doubtful or not, rather than the guess (which left a card in view unexplained:
-        the next move was read as its discard). Where the rules refuse it, nothing changes. A card
-        that has just come into view (not in the view before) is not named so: it may be the next
-        player's, laid in the view the change was made on."""
+        """After a change by hand: where table cards turned from the deck unseen (guesses,
+        ``ObservedRound.unseen``: a move tapped in does not say what its refill or its Shifter
+        turned up, R4.6, R6.3) are out of view, and as many cards in view (not laid this turn) are
+        on no table of the round, the cards in view are the ones turned: named so
+        (``correct_table``), the camera's readings, doubtful or not, rather than the guesses
+        (which left cards in view unexplained: the next move was read as their discard). Where
+        the rules refuse it, nothing more changes. A card that has just come into view (not in the
+        view before) is not named so: it may be the next player's, laid in the view the change was
+        made on."""
         if self.seen is None or self._view is None:
             return
         table = Counter(self.seen.round.table)
@@ -384,6 +419,8 @@ class Referee:
                 del seen.unseen[card]
                 # ... but first seen while cards of this turn are laid, it may be one of them
                 pending.guess_seen_late = pending.guess_seen_late or laying
+                if laying:
+                    self._seen_late[card] += 1
         # a refill card the camera never saw is taken to lie where it was turned, until a sum shows otherwise
         unseen_here = Counter({c: min(n, start[c]) for c, n in seen.unseen.items()}) - present
         gone = (start + pending.seen) - (present + unseen_here)  # picked up: the hand card and the cards it took
@@ -391,12 +428,17 @@ class Referee:
         # a card laid after the round was changed by hand (in view then, not on the round's table)
         # picked up unseen while the deck's target moved on: a turn went by unseen, and whose
         # turn it is is in doubt (the next card laid was taken for the wrong player's discard)
-        vanished = (self._in_view_at_resync - present) - start - pending.seen
+        resync_laid = self._resync_laid & pending.seen
+        vanished = (self._in_view_at_resync - present) - start - (pending.seen - resync_laid)
         moved_on = None not in (view.target, self._target_at_resync) and view.target != self._target_at_resync
         # (or gone from two views running: the target may show the same value again, and a card
         # missed in one view is no move)
-        if (vanished and moved_on) or (self._vanished_after_resync - present) - start - pending.seen:
+        if (vanished - resync_laid and moved_on) or (self._vanished_after_resync - present) - start - pending.seen:
             self._lose_sync()
+        # the same of a card taken as the turn's laid at the change, unless a sum of the turn took it
+        laid_lost = bool(vanished & resync_laid) and (
+            moved_on or bool((self._vanished_after_resync & resync_laid) - present)
+        )
         self._vanished_after_resync = vanished
         self._in_view_at_resync &= present
         for card in new & self._in_view_at_resync:
@@ -435,6 +477,8 @@ class Referee:
                 # a card in view that the sum did not turn up is the next turn's, laid already
                 self._see(view, events, depth + 1)
                 return
+            if laid_lost:
+                self._lose_sync()
             if pending.arrivals and len(pending.arrivals) + sum(new.values()) > expected + 1:
                 # no sum fits: the first card was a discard, and the next player is already playing
                 saved = (list(pending.arrivals), pending.refusal)
@@ -445,6 +489,7 @@ class Referee:
                     self._see(view, events, depth + 1)
                     return
                 pending.arrivals, pending.refusal = saved
+            pending.refused_gone = gone
             self._refuse_if_lasting(events)
             if view.target is not None:  # a card missed in this view: the target it shows still holds
                 pending.last_target = view.target
@@ -997,7 +1042,10 @@ class Referee:
         # no card was seen laid this turn: the hand card is taken for one of the cards gone, a
         # guess (the card played came and went between two still views)
         hand_unseen = not self.pending.arrivals[self._effects_expected(self.pending.flip) :]
-        return self._decide(readings, events, "sum", twins=twins_only, hand_unseen=hand_unseen)
+        # a card gone in the view before, where no move fitted, lies there again: a twin laid since
+        # (the next player's) or a card missed then; which cards the sum took is not known
+        back = self.pending.refusal is not None and bool((self.pending.refused_gone - gone) & view.cards)
+        return self._decide(readings, events, "sum", twins=twins_only, hand_unseen=hand_unseen, back=back)
 
     def _commit_discard(
         self,
@@ -1038,11 +1086,12 @@ class Referee:
         drawn: bool = False,
         twins: bool = False,
         hand_unseen: bool = False,
+        back: bool = False,
     ) -> bool:
         """Play the reading that fits (asking when several do, or when it would be a guess: see the
         reasons below); False when none fits. ``unexplained`` and ``drawn``: as ``_commit_discard``'s;
         ``twins``: the readings take a card that a refill card just like it replaced; ``hand_unseen``:
-        no card was seen laid before the sum."""
+        no card was seen laid before the sum; ``back``: a card gone in the view before lies there again."""
         seen = self.seen
         pending = self.pending
         valid = [r for r in readings if r.error is None]
@@ -1073,6 +1122,7 @@ class Referee:
                 (unexplained, "cards picked up that no sum explains"),
                 (twins, "a refill card looks like one taken"),
                 (hand_unseen, "the card played was not seen"),
+                (back, "a card seen taken lies there again"),
                 # (the sum that takes the card laid is then the next player's, its hand card unseen)
                 (what == "sum" and pending.drew_while_laid, "its player drew while the card laid lay there"),
                 (what == "sum" and self._won_elsewhere(valid), "the T! card won lies in front of another player"),
@@ -1129,6 +1179,7 @@ class Referee:
         mover = chosen.observed.turn.player
         tweaks_before = seen.round.tweak_counts[mover]
         seen.push(chosen.observed)
+        self._resync_laid = Counter()
         self._followed = [turn_key(t.turn) for t in seen.turns]
         self._drawn_after_last = drawn
         if seen.round.tweak_counts[mover] > tweaks_before and self._view is not None:

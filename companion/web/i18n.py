@@ -395,6 +395,12 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "de gespeelde kaart is niet gezien",
         "det spelade kortet sågs inte",
     ),
+    "a card seen taken lies there again": (
+        "una carta que se vio tomada vuelve a estar en la mesa",
+        "une carte vue prise est de nouveau là",
+        "een kaart die gepakt leek, ligt er weer",
+        "ett kort som sågs tas ligger där igen",
+    ),
     "its player drew while the card laid lay there": (
         "su jugador robó mientras la carta jugada seguía en la mesa",
         "son joueur a pioché alors que la carte posée était encore là",
