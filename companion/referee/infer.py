@@ -200,13 +200,12 @@ class Referee:
         move tapped in), so what was gathered for the turn in progress no longer holds."""
         laid = Counter(self.pending.arrivals)
         keys = [turn_key(t.turn) for t in seen.turns] if seen is not None else []
-        if self._refused_at is not None:
-            # the first move the change by hand rewrote (or added, or took back)
-            first = next((i for i, (a, b) in enumerate(zip(keys, self._followed)) if a != b), None)
-            if first is None and len(keys) != len(self._followed):
-                first = min(len(keys), len(self._followed))
-            if first is not None and first <= self._refused_at:
-                self._refused_at = None
+        # the first move the change by hand rewrote (or added, or took back)
+        first = next((i for i, (a, b) in enumerate(zip(keys, self._followed)) if a != b), None)
+        if first is None and len(keys) != len(self._followed):
+            first = min(len(keys), len(self._followed))
+        if self._refused_at is not None and first is not None and first <= self._refused_at:
+            self._refused_at = None
         self._followed = keys
         self.seen = seen
         self.pending = _Pending()
@@ -219,7 +218,9 @@ class Referee:
         self._confirmed_at = []
         self._doubtful_deal = {}
         self._drawn_after_last = False
-        self._name_guess(laid)
+        self._name_guess(
+            laid, taken_by_hand(seen.turns[first:]) if seen is not None and first is not None else Counter()
+        )
         self._pin_misread(laid)
         self._laid_at_resync()
 
@@ -250,7 +251,7 @@ class Referee:
         for card in extra:  # (where it came from the round as changed does not say: a move on it is asked)
             self.pending.low.setdefault(card, ())
 
-    def _name_guess(self, laid: Counter) -> None:
+    def _name_guess(self, laid: Counter, taken: Counter) -> None:
         """After a change by hand: where table cards turned from the deck unseen (guesses,
         ``ObservedRound.unseen``: a move tapped in does not say what its refill or its Shifter
         turned up, R4.6, R6.3) are out of view, and as many cards in view (not laid this turn) are
@@ -259,12 +260,18 @@ class Referee:
         (which left cards in view unexplained: the next move was read as their discard). Where
         the rules refuse it, nothing more changes. A card that has just come into view (not in the
         view before) is not named so: it may be the next player's, laid in the view the change was
-        made on."""
+        made on; unless the view before still showed the table before the moves changed by hand
+        (``taken``: the cards they took; every card then on no table of the round now is one of
+        them), so that the cards turned are new in this view too (a TWEAK's refill, R4.6)."""
         if self.seen is None or self._view is None:
             return
         table = Counter(self.seen.round.table)
         extra, missing = self._view.cards - table - laid, (self.seen.unseen & table) - self._view.cards
-        just_laid = extra - self._last_views[-1].cards if self._last_views else Counter()
+        before = self._last_views[-1].cards if self._last_views else Counter()
+        just_laid = extra - before
+        left = before - self._view.cards - table  # cards in the view before, on no table now
+        if left and not left - taken:
+            just_laid = Counter()  # (the view before was the table before the moves: all is new)
         if missing and (extra - just_laid).total() == missing.total():
             self._name_from_view(self._view, lambda: self.seen.unseen, laid + just_laid)
 
@@ -1351,6 +1358,16 @@ class Referee:
                 },
             )
         ]
+
+
+def taken_by_hand(turns: Sequence[ObservedTurn]) -> Counter:
+    """The cards ``turns`` took off the table: each sum's hand card and the cards it took."""
+    out: Counter = Counter()
+    for observed in turns:
+        play = observed.turn.play
+        if isinstance(play, Sum):
+            out.update([play.hand, *play.take])
+    return out
 
 
 def _tweak_cards(turn: Turn) -> set[Card]:
