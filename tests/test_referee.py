@@ -1697,7 +1697,7 @@ def test_a_refusal_the_last_view_makes_is_reported_at_the_source_end() -> None:
 
 @pytest.mark.parametrize(
     ("seed", "missed"),
-    [(34, 0.1), (37, 0.1), (45, 0.1), (5040, 0.1), (50, 0.3), (55, 0.3), (5042, 0.3)],
+    [(34, 0.1), (37, 0.1), (45, 0.1), (5040, 0.1), (50, 0.3), (55, 0.3), (5042, 0.3), (5048, 0.3)],
 )
 def test_rounds_whose_still_moments_the_camera_misses_publish_no_wrong_move_as_sure(seed: int, missed: float) -> None:
     """Move inference alone, each still view missed with chance ``missed`` (an arm over the table),
@@ -1706,7 +1706,9 @@ def test_rounds_whose_still_moments_the_camera_misses_publish_no_wrong_move_as_s
     refill card confirmed by a card of the turn laid (34); a turn gone by at the same target (45);
     a discard at the source's end picked up since (5040); a Joker's ±1 against a target never read
     while the Joker lay turned (50). In 5042 the person rewrites the round as played: without the
-    T! cards each TWEAK won, a Joker used was not the player's, and 7 moves were never inferred."""
+    T! cards each TWEAK won, a Joker used was not the player's, and 7 moves were never inferred. In
+    5048 the card laid before a move tapped in, the deck gone (the target 7, R1.5), was not taken
+    as the turn's: its sum was never inferred, nor the move after it."""
     report = evaluate_round(seed, 2 + seed % 5, None, True, views=partial(missed_views, chance=missed, seed=seed))
     assert report.wrong_silent == 0, report.wrong
     assert report.missing <= 1

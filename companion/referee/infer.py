@@ -242,8 +242,8 @@ class Referee:
         extra = view.cards - table
         if not extra or table - view.cards or seen.unseen & table or self._seen_late & table:
             return
-        if len(seen.turns) not in seen.targets:
-            if view.target is None or not seen.round.deck_left:
+        if len(seen.turns) not in seen.targets and seen.round.deck_left:  # (none left: 7, R1.5)
+            if view.target is None:
                 return  # (the turn's target unknown: its cards are taken as new in the next view)
             seen.observe_target(view.target)
         self.pending.arrivals = sorted(extra.elements(), key=lambda c: (c.colour.value, c.value))
@@ -421,6 +421,7 @@ class Referee:
                 self._see(view, events, depth + 1)
                 return
         laying = bool(pending.arrivals or present - start - pending.seen)
+        self._seen_late &= start  # (a card taken off the table since is no doubt now)
         for card in list(seen.unseen):  # a guessed table card now seen as guessed: no longer a guess
             if present[card] >= start[card] > 0:
                 del seen.unseen[card]
