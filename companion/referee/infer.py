@@ -132,7 +132,8 @@ class Referee:
         # confirmed while a view shows them there
         self._confirmed_at: list[tuple[tuple[float, float], Card]] = []
         # guessed table cards taken as seen from a view while cards of a turn were laid (one of
-        # them may have been the card seen): kept through changes by hand, the round's
+        # them may have been the card seen): kept through changes by hand, until the card leaves
+        # the table
         self._seen_late: Counter = Counter()
         # a change by hand at this move was refused by the rules: the moves before it are not the
         # table's, so every move is asked until a change by hand rewrites this move or one before
@@ -219,7 +220,7 @@ class Referee:
         self._doubtful_deal = {}
         self._drawn_after_last = False
         self._name_guess(
-            laid, taken_by_hand(seen.turns[first:]) if seen is not None and first is not None else Counter()
+            laid, _cards_taken(seen.turns[first:]) if seen is not None and first is not None else Counter()
         )
         self._pin_misread(laid)
         self._laid_at_resync()
@@ -243,8 +244,12 @@ class Referee:
         if not extra or table - view.cards or seen.unseen & table or self._seen_late & table:
             return
         if len(seen.turns) not in seen.targets and seen.round.deck_left:  # (none left: 7, R1.5)
-            if view.target is None:
-                return  # (the turn's target unknown: its cards are taken as new in the next view)
+            p = seen.round.to_move
+            turned = p is not None and p < len(view.used) and view.used[p] > len(seen.round.tweaks_used[p])
+            if view.target is None or turned:
+                # (the turn's target unknown, or moved by a Shifter just turned, R6.3: its cards
+                # are taken as new in the next view)
+                return
             seen.observe_target(view.target)
         self.pending.arrivals = sorted(extra.elements(), key=lambda c: (c.colour.value, c.value))
         self._resync_laid = extra
@@ -1361,7 +1366,7 @@ class Referee:
         ]
 
 
-def taken_by_hand(turns: Sequence[ObservedTurn]) -> Counter:
+def _cards_taken(turns: Sequence[ObservedTurn]) -> Counter:
     """The cards ``turns`` took off the table: each sum's hand card and the cards it took."""
     out: Counter = Counter()
     for observed in turns:
