@@ -251,7 +251,7 @@ class Referee:
                 # are taken as new in the next view)
                 return
             seen.observe_target(view.target)
-        self.pending.arrivals = sorted(extra.elements(), key=lambda c: (c.colour.value, c.value))
+        self.pending.arrivals = sorted(extra.elements(), key=_order)
         self._resync_laid = extra
         for card in extra:  # (where it came from the round as changed does not say: a move on it is asked)
             self.pending.low.setdefault(card, ())
@@ -516,7 +516,7 @@ class Referee:
                 seen.observe_target(view.target)
         # cards given up to a T! card come first, then the hand card
         owed = Counter(card for card, _ in pending.given) - Counter(pending.arrivals)
-        ordered = sorted(new.elements(), key=lambda c: (c.colour.value, c.value))
+        ordered = sorted(new.elements(), key=_order)
         first = list((Counter(ordered) & owed).elements())
         arrivals = pending.arrivals + first + list((Counter(ordered) - Counter(first)).elements())
         if pending.flip is UseShifter.kind and new and len(pending.arrivals) < 1:
@@ -941,7 +941,7 @@ class Referee:
                 taken = gone - Counter([hand])
                 if not taken:
                     continue
-                play = Sum(hand, tuple(sorted(taken.elements(), key=lambda c: (c.colour.value, c.value))))
+                play = Sum(hand, tuple(sorted(taken.elements(), key=_order)))
                 for use, extra in self._tweak_options(effects, pending.shifted_target):
                     observed = ObservedTurn(
                         Turn(p, play, use),
