@@ -1812,3 +1812,21 @@ def test_a_sum_settled_as_a_card_gone_the_view_before_lies_there_again_is_asked(
         moves += [e.data for e in referee.see(_view(t, cards, target=7)) if e.kind == "move"]
     assert [(m["turn"], m.get("discard")) for m in moves[:2]] == [("Ben", "green-4"), ("Ana", "green-6")]
     assert moves[2:] and all(m["asked"] for m in moves[2:])
+
+
+def test_a_view_where_the_player_has_just_turned_a_t_card_gives_no_target_at_a_change_by_hand() -> None:
+    """As above, but Ana has just turned a T! card face down in the view the move is tapped in on:
+    a Shifter moves the target (R6.3), so the view's target is not taken as her turn's, nor her
+    card as laid against it (it is taken as new in the next view, as before)."""
+    red2, green3, yellow1, orange6 = _cards("red-2", "green-3", "yellow-1", "orange-6")
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_view(0, [red2, green3]))
+    referee.see(_view(1, [red2, green3, yellow1, orange6]))
+    seen = referee.seen
+    seen.rebuild([])
+    seen.push(ObservedTurn(Turn(1, Discard(yellow1))))  # tapped in (CameraRound.play)
+    centre = [SeenCard(c, (100.0 * i, 0.0)) for i, c in enumerate([red2, green3, yellow1, orange6])]
+    referee._view = TableView(2, centre, 8, False, [Counter(), Counter()], [1, 0])  # Ana's T! card turned
+    seen.targets.pop(len(seen.turns), None)  # (what Ben drew is not known: the tap does not say)
+    referee.resync(seen)
+    assert not referee.pending.arrivals and len(seen.turns) not in seen.targets
