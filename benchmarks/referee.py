@@ -115,7 +115,7 @@ def main() -> None:
     tapped = sum(r["tapped"] for r in reports)
     undone = sum(r["undone"] for r in reports)
     rewritten = sum(r["rewritten"] for r in reports)
-    fixed = sum(r["table_fixed"] for r in reports), sum(r["target_fixed"] for r in reports)
+    fixed = [sum(r[key] for r in reports) for key in ("table_fixed", "target_fixed", "tweak_fixed")]
     exact = sum(r["scores_exact"] for r in reports)
     latencies = sorted(x for r in reports for x in r["latencies"])
     for r in reports:
@@ -125,7 +125,8 @@ def main() -> None:
     print(f"moves asked: {asked} ({100 * asked / moves:.2f} %), right once answered or tapped: {answered}")
     print(
         f"refusals shown: {refused}; moves the referee tapped in (a refusal, or no right reading offered; "
-        f"counted as asked): {tapped}; before tapping, table cards corrected: {fixed[0]}, targets set: {fixed[1]}"
+        f"counted as asked): {tapped}; before tapping, table cards corrected: {fixed[0]}, targets set: {fixed[1]}, "
+        f"T! cards won corrected: {fixed[2]}"
     )
     print(f"moves asked with no right reading, taken back as not made yet (the referee waits for them): {undone}")
     print(f"times the referee rewrote the round as played (a move tapped in did not fit even so): {rewritten}")

@@ -255,6 +255,37 @@ def test_referee_answers_the_cameras_question_and_taps_a_missed_move(server, pag
     page.screenshot(path=str(ARTIFACTS / "camera-question.png"), full_page=True)
 
 
+def test_the_referee_corrects_a_t_card_won_on_the_page(server, page):
+    """In Spanish: Ben's TWEAK wins a T! card (R4.2) that the page shows as one kind; the referee
+    taps it, picks the kind it really is, and every phone shows that kind and the correction."""
+    from collections import Counter
+
+    from companion.engine import Card, Colour
+    from companion.referee.view import SeenCard, TableView
+
+    app, url = server
+    service = get_service(app)
+    match_id = service.create_match(["Ana", "Ben"], camera=True, dealer="Ana", seed=5)
+    centre = [SeenCard(Card(Colour.RED, 2), (0.0, 0.0)), SeenCard(Card(Colour.GREEN, 3), (100.0, 0.0))]
+    service.see(match_id, TableView(0, centre, 7, False, [Counter(), Counter()], [0, 0]))
+    service.play(match_id, {"play": "sum", "hand": "orange-2", "take": ["red-2", "green-3"]})  # a TWEAK
+    [shown] = service.state(match_id)["round"]["held"]["Ben"]
+    actual = "joker" if shown != "joker" else "bomb"
+    log_in_in_language(page, url, "es")
+    page.goto(f"{url}/matches/{match_id}")
+    page.get_by_test_id(f"fix-tweak-Ben-{shown}").tap()
+    fix = page.get_by_test_id("fix-tweak")
+    page.screenshot(path=str(ARTIFACTS / "fix-tweak-won.png"), full_page=True)
+    expect(fix).to_contain_text("¿Qué carta T! es en realidad?")
+    page.get_by_test_id(f"fix-tweak-as-{actual}").tap()
+    expect(page.get_by_test_id(f"fix-tweak-Ben-{actual}")).to_be_visible()
+    expect(fix).to_be_hidden()
+    assert service.state(match_id)["round"]["held"]["Ben"] == [actual]
+    spanish = {"joker": "Comodín", "bomb": "Bomba"}[actual]
+    expect(page.get_by_test_id("log")).to_contain_text("Ben: T! ")
+    expect(page.get_by_test_id("log")).to_contain_text(f"→ {spanish}")
+
+
 def test_the_page_says_when_the_camera_cannot_follow_the_table(server, page):
     """In French: Ben's red-2 gone and a blue-6 laid, no move fits the target (R4.1): the page
     says the camera cannot follow and asks the referee to tap the move in; the move tapped, it goes."""

@@ -187,6 +187,31 @@ def test_the_referee_corrects_a_table_card_the_camera_misread(camera_match, refe
     assert laid.status_code == 409 and "correct that move" in laid.get_json()["message"]
 
 
+def test_the_referee_corrects_a_t_card_won_that_the_camera_misread(camera_match, referee, app) -> None:
+    """Ben's TWEAK wins the T! pile's top card (R4.2); the dashboard shows it as one kind, the
+    referee says it is another: Ben holds that kind, can use it, and a restart keeps it."""
+    service, match_id = camera_match
+    service.see(match_id, _view(0, [RED2, GREEN3]))
+    fix = f"/api/matches/{match_id}/tweak-won"
+    tweak = {"play": "sum", "hand": "orange-2", "take": ["red-2", "green-3"]}  # 2 + 2 + 3 = 7 (R4.2)
+    assert referee.post(f"/api/matches/{match_id}/turn", json=tweak).get_json()["tweak"] is True
+    [shown] = service.state(match_id)["round"]["held"]["Ben"]
+    actual = "thief" if shown != "thief" else "bomb"
+    bad = referee.post(fix, json={"player": "Zoe", "shown": shown, "actual": actual})
+    assert bad.status_code == 400 and "player" in bad.get_json()["message"]
+    bad = referee.post(fix, json={"player": "Ben", "shown": shown, "actual": "wizard"})
+    assert bad.status_code == 400 and "actual" in bad.get_json()["message"] and "R1.4" in bad.get_json()["message"]
+    unheld = referee.post(fix, json={"player": "Ana", "shown": shown, "actual": actual})
+    assert unheld.status_code == 409 and "Ana holds no unused" in unheld.get_json()["message"]
+    assert service.state(match_id)["round"]["held"] == {"Ana": [], "Ben": [shown]}  # nothing changed
+    assert referee.post(fix, json={"player": "Ben", "shown": shown, "actual": actual}).status_code == 200
+    assert service.state(match_id)["round"]["held"]["Ben"] == [actual]
+    entry = service.state(match_id)["log"][0]
+    assert (entry["kind"], entry["player"], entry["shown"], entry["actual"]) == ("tweak_fixed", "Ben", shown, actual)
+    again = get_service(create_app(app.config))  # a restart keeps the correction
+    assert again.state(match_id)["round"]["held"]["Ben"] == [actual]
+
+
 def test_without_its_camera_a_camera_match_is_entered_by_hand(camera_match, referee) -> None:
     """The camera missing: the referee enters the deal and the target, then taps the moves."""
     service, match_id = camera_match

@@ -16,9 +16,9 @@ from companion.cli import main
 from companion.engine import Card, Colour, Edition, RuleError, TweakKind
 from companion.engine.record import replay
 from companion.engine.setup import deal, default_colours
-from companion.engine.state import Discard, Round, Sum, Turn, UseShifter, UseThief
+from companion.engine.state import Discard, Round, Sum, Turn, UseJoker, UseShifter, UseThief
 from companion.referee.camera_round import CameraRound
-from companion.referee.evaluate import RoundReport, _fix_table, evaluate_round, same_turn
+from companion.referee.evaluate import RoundReport, _fix_table, _fix_tweaks, evaluate_round, same_turn
 from companion.referee.infer import Event, Reading, Referee, turn_key
 from companion.referee.observed import ObservedRound, ObservedTurn
 from companion.referee.view import SeenCard, SeenTweak, TableView
@@ -1777,6 +1777,37 @@ def test_the_benchmarks_person_corrects_guessed_table_cards_one_at_a_time() -> N
     report = RoundReport(0, 2, 0)
     assert _fix_table(seen, truth, report)
     assert Counter(seen.round.table) == truth and report.table_fixed == 2
+
+
+def test_a_t_card_won_seen_as_another_kind_is_corrected_and_then_usable() -> None:
+    """The camera saw Ben's T! card won by his TWEAK as a Bomb; it is a Joker (R4.2). His Joker
+    is refused (R4.5) until the referee corrects the card won; then it plays, and the benchmark's
+    referee person makes the same correction from the true round."""
+    red2, green3, orange2, orange5, yellow6 = _cards("red-2", "green-3", "orange-2", "orange-5", "yellow-6")
+    seen = ObservedRound(NAMES[:2], 0, None, Edition.CLASSIC, (red2, green3))
+    seen.observe_target(7)
+    seen.push(ObservedTurn(Turn(1, Sum(orange2, (red2, green3))), tweak_won=TweakKind.BOMB))
+    seen.push(ObservedTurn(Turn(0, Discard(orange5))))
+    joker = ObservedTurn(Turn(1, Discard(yellow6), UseJoker(1)))
+    with pytest.raises(RuleError, match="Ben holds no unused joker"):
+        seen.push(joker)
+    with pytest.raises(RuleError, match="Ana holds no unused bomb"):
+        seen.correct_tweak(0, TweakKind.BOMB, TweakKind.JOKER)
+    assert seen.round.tweaks_held == [[], [TweakKind.BOMB]] and len(seen.turns) == 2  # nothing changed
+    seen.correct_tweak(1, TweakKind.BOMB, TweakKind.JOKER)
+    assert seen.round.tweaks_held == [[], [TweakKind.JOKER]] and seen.turns[0].tweak_won == TweakKind.JOKER
+    seen.push(joker)
+    assert seen.round.tweaks_used[1] == [TweakKind.JOKER]
+    # the benchmark's person: the true round holds a Joker where the dashboard shows a Bomb
+    again = ObservedRound(NAMES[:2], 0, None, Edition.CLASSIC, (red2, green3))
+    again.observe_target(7)
+    again.rebuild([ObservedTurn(Turn(1, Sum(orange2, (red2, green3))), tweak_won=TweakKind.BOMB)])
+    truth = Round(NAMES[:2], 0, again.deal(), Edition.CLASSIC)
+    truth.push(Turn(1, Sum(orange2, (red2, green3))))
+    truth.tweaks_held[1] = [TweakKind.JOKER]
+    report = RoundReport(0, 2, 0)
+    assert _fix_tweaks(again, truth, report) and report.tweak_fixed == 1
+    assert again.round.tweaks_held[1] == [TweakKind.JOKER]
 
 
 def test_a_card_laid_before_a_move_tapped_in_is_the_turn_in_progress() -> None:

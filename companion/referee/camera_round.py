@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
-from ..engine.cards import Card, Colour, Edition
+from ..engine.cards import Card, Colour, Edition, TweakKind
 from ..engine.errors import RuleError
 from ..engine.record import turn_line
 from ..engine.state import Turn
@@ -170,6 +170,14 @@ class CameraRound:
             self._require_seen().correct_table(shown, actual)
         self._changed()
         return {"kind": "table_fixed", "shown": shown.name, "actual": actual.name}
+
+    def correct_tweak(self, player: int, shown: TweakKind, actual: TweakKind) -> dict:
+        """A T! card won by a TWEAK whose face the camera misread (or guessed): the round is
+        recomputed. Raises RuleError (nothing changes)."""
+        with self._refused_doubts():
+            self._require_seen().correct_tweak(player, shown, actual)
+        self._changed()
+        return {"kind": "tweak_fixed", "player": self.players[player], "shown": shown.value, "actual": actual.value}
 
     def correct(self, index: int, observed: ObservedTurn, player: str, number: int) -> dict:
         """Move ``index`` replaced by the reading the referee chose: everything after it is

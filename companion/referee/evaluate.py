@@ -56,6 +56,7 @@ class RoundReport:
     wrong_silent: int = 0  # wrong and not asked: must be 0
     refused: int = 0
     table_fixed: int = 0  # table cards the referee corrected (a refill card misread) before tapping
+    tweak_fixed: int = 0  # T! cards won that the referee corrected (their face misread) before tapping
     target_fixed: int = 0  # targets the referee set from the deck's back (a draw the camera missed) before tapping
     tapped: int = 0  # refused moves, or asked ones with no right reading, the referee tapped in (asked)
     rewritten: int = 0  # rounds the referee rewrote as played when a move tapped in did not fit
@@ -286,9 +287,12 @@ def _tap(seen: Any, turn: Turn) -> bool:
 def _tap_fixed(seen: Any, turn: Turn, truth: Round, report: RoundReport) -> bool:
     """The referee taps ``turn`` in after correcting what the dashboard shows wrong before it
     (``truth``: the true round then): the table cards (a refill card misread), else the target (a
-    draw the camera missed). False when the round as seen still cannot hold it."""
-    return (_fix_table(seen, Counter(truth.table), report) and _tap(seen, turn)) or (
-        _fix_target(seen, truth.target, report) and _tap(seen, turn)
+    draw the camera missed), else the T! cards held (one won by a TWEAK misread). False when the
+    round as seen still cannot hold it."""
+    return (
+        (_fix_table(seen, Counter(truth.table), report) and _tap(seen, turn))
+        or (_fix_target(seen, truth.target, report) and _tap(seen, turn))
+        or (_fix_tweaks(seen, truth, report) and _tap(seen, turn))
     )
 
 
@@ -355,6 +359,25 @@ def _fix_table(seen: Any, truth: Counter, report: RoundReport) -> bool:
             break
         report.table_fixed += 1
         fixed = True
+    return fixed
+
+
+def _fix_tweaks(seen: Any, truth: Round, report: RoundReport) -> bool:
+    """The referee corrects the T! cards won that the dashboard shows of another kind than the
+    players hold (ObservedRound.correct_tweak, R4.2), one at a time, looking again after each."""
+    fixed = False
+    for player, held in enumerate(truth.tweaks_held):
+        for _ in range(len(held)):
+            wrong = Counter(seen.round.tweaks_held[player]) - Counter(held)
+            right = Counter(held) - Counter(seen.round.tweaks_held[player])
+            if not wrong or not right:
+                break
+            try:
+                seen.correct_tweak(player, min(wrong, key=str), min(right, key=str))
+            except RuleError:
+                break
+            report.tweak_fixed += 1
+            fixed = True
     return fixed
 
 

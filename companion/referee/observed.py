@@ -112,6 +112,7 @@ class ObservedRound:
         solver.tweak_pile = list(self.edition.tweak_cards())
         self._solver = solver
         self._tweak_winners: dict[int, int] = {}  # T! pile position -> the player who won it
+        self._tweak_turns: dict[int, int] = {}  # T! pile position -> the turn (0-based) that won it
         self.hand_slots: list[list[Slot]] = [[("h", p, i) for i in range(HAND_SIZE)] for p in range(n)]
         self.round = Round(self.players, self.dealer, self.deal(), self.edition)
         self._apply_target()
@@ -315,6 +316,7 @@ class ObservedRound:
             self._face_changes = outer_changes
         for position in range(tweak_before, rnd.tweak_pos):
             self._tweak_winners[position] = turn.player
+            self._tweak_turns[position] = len(self.turns)
         self.turns.append(observed)
         # a guessed refill card a sum took is off the table: a move taking a guess is asked
         # (Referee._decide), so its face is settled with that move and no longer a guess
@@ -554,6 +556,60 @@ class ObservedRound:
                 return True
             self.rebuild(before)
         return False
+
+    def correct_tweak(self, player: int, shown: TweakKind, actual: TweakKind) -> None:
+        """The referee's correction of a T! card ``player`` won by a TWEAK (R4.2) and holds unused:
+        the one shown as ``shown`` is really ``actual`` (the camera misread its face, or guessed it
+        from the pile's order). The turn that won it is corrected and everything after it
+        recomputed; if anything no longer fits, the error says what and nothing changes.
+
+        >>> from companion.engine.cards import Card, Colour
+        >>> from companion.engine.state import Sum
+        >>> red, green = Colour.RED, Colour.GREEN
+        >>> seen = ObservedRound(["Ana", "Ben"], 0, None, Edition.CLASSIC, [Card(red, 2), Card(green, 3)])
+        >>> seen.observe_target(7)
+        >>> seen.push(ObservedTurn(Turn(1, Sum(Card(red, 2), (Card(red, 2), Card(green, 3)))),
+        ...                        tweak_won=TweakKind.BOMB))
+        >>> [k.value for k in seen.round.tweaks_held[1]]
+        ['bomb']
+        >>> seen.correct_tweak(1, TweakKind.BOMB, TweakKind.THIEF)
+        >>> [k.value for k in seen.round.tweaks_held[1]], seen.turns[0].tweak_won.value
+        (['thief'], 'thief')
+        """
+        name = self.players[player]
+        if shown not in self.round.tweaks_held[player]:
+            raise RuleError("R4.5", f"{name} holds no unused {shown.value}", code="tweak_not_held")
+        if actual == shown:
+            return
+        before = list(self.turns)
+        pile = self._solver.tweak_pile
+        # the latest first: of two alike, the one won last is the likelier misread nobody used yet
+        won = sorted(
+            (
+                (index, position)
+                for position, index in self._tweak_turns.items()
+                if self._tweak_winners[position] == player and pile[position] == shown
+                and position == min(p for p, i in self._tweak_turns.items() if i == index)
+            ),
+            reverse=True,
+        )  # fmt: skip
+        refusal: RuleError | None = None
+        for index, _ in won:
+            turns = [*before[:index], replace(before[index], tweak_won=actual), *before[index + 1 :]]
+            try:
+                self.rebuild(turns)
+            except RuleError as err:
+                refusal = refusal or err
+                self.rebuild(before)
+                continue
+            if actual in self.round.tweaks_held[player]:
+                return
+            self.rebuild(before)
+        if refusal is not None:
+            raise RuleError(refusal.rule, f"after the correction: {refusal.message}", refusal.code)
+        raise RuleError(
+            "R4.2", f"{name} won no {shown.value} by a TWEAK that could be a {actual.value}", code="bad_tweak"
+        )
 
     def rebuild(self, turns: Sequence[ObservedTurn] | None = None) -> None:
         """Recompute everything from the deal and ``turns`` (default: the current ones)."""

@@ -111,6 +111,15 @@ def correct_table(match_id: int):
     return _changed(match_id)
 
 
+@bp.post("/matches/<int:match_id>/tweak-won")
+@referee_required
+def correct_tweak(match_id: int):
+    """A camera match: a T! card won by a TWEAK, misread, is {player, shown, actual} (R4.2)."""
+    data = json_object("{player: who won it, shown: the T! card as shown, actual: the T! card it is}")
+    get_service(current_app).correct_tweak(match_id, data.get("player"), data.get("shown"), data.get("actual"))
+    return _changed(match_id)
+
+
 @bp.post("/matches/<int:match_id>/questions/<int:question_id>")
 @referee_required
 def answer_question(match_id: int, question_id: int):

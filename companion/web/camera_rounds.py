@@ -11,7 +11,7 @@ from ..engine.errors import RuleError
 from ..referee.camera_round import CameraRound, Outcome
 from ..referee.infer import Event
 from ..referee.observed import turn_from_json
-from .live import LiveMatch, ServiceError, card_field, round_state, target_field
+from .live import LiveMatch, ServiceError, card_field, round_state, target_field, tweak_field
 
 
 class CameraRounds:
@@ -155,6 +155,28 @@ class CameraRounds:
             card, really = card_field(shown, "shown"), card_field(actual, "actual")
             try:
                 entry = camera_round.correct_table(card, really)
+            except RuleError as err:
+                raise ServiceError(409, f"{err.message} (RULES {err.rule})") from None
+            self._seen_changed(live, camera_round, entry)
+
+    def correct_tweak(self, match_id: int, player: Any, shown: Any, actual: Any) -> None:
+        """The referee's correction of a T! card a player won by a TWEAK (R4.2) whose face the
+        camera misread: the round is recomputed (ObservedRound.correct_tweak), or nothing changes."""
+        with self._lock:
+            live = self.get(match_id)
+            if not live.camera:
+                raise ServiceError(409, "only a camera match's T! cards are corrected: undo and tap the move")
+            players = live.match.players
+            if not isinstance(player, str) or player not in players:
+                raise ServiceError(400, f"player must be one of {', '.join(players)}, not {player!r}")
+            kinds = [tweak_field(shown, "shown"), tweak_field(actual, "actual")]
+            if live.waiting is None and live.commits:
+                self._reopen(live)
+            camera_round = live.camera_round
+            if camera_round is None or camera_round.seen is None:
+                raise ServiceError(409, "no round in play")
+            try:
+                entry = camera_round.correct_tweak(players.index(player), *kinds)
             except RuleError as err:
                 raise ServiceError(409, f"{err.message} (RULES {err.rule})") from None
             self._seen_changed(live, camera_round, entry)

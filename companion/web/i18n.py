@@ -496,6 +496,13 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "Welke kaart is het echt?",
         "Vilket kort är det egentligen?",
     ),
+    "Which T! card is it really?": (
+        "¿Qué carta T! es en realidad?",
+        "Quelle carte T! est-ce vraiment ?",
+        "Welke T!-kaart is het echt?",
+        "Vilket T!-kort är det egentligen?",
+    ),
+    "Keep it": ("Dejarla", "La garder", "Zo laten", "Behåll det"),
     "Which card did this player give up to the Bomb?": (
         "¿Qué carta entregó este jugador a la Bomba?",
         "Quelle carte ce joueur a-t-il cédée à la Bombe ?",

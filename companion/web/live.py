@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from ..engine.cards import Card, Colour
+from ..engine.cards import Card, Colour, TweakKind
 from ..engine.record import Replayer, dumps
 from ..engine.state import Round
 from ..referee.camera_round import CameraRound
@@ -211,6 +211,15 @@ def card_field(value: Any, field_name: str) -> Card:
         raise ServiceError(400, f"{field_name} must be a card name such as 'red-5'")
     try:
         return Card.parse(value)
+    except ValueError as err:
+        raise ServiceError(400, f"{field_name}: {err}") from None
+
+
+def tweak_field(value: Any, field_name: str) -> TweakKind:
+    if not isinstance(value, str):
+        raise ServiceError(400, f"{field_name} must be a T! card: thief, joker, shifter or bomb (R1.4)")
+    try:
+        return TweakKind.parse(value)
     except ValueError as err:
         raise ServiceError(400, f"{field_name}: {err}") from None
 

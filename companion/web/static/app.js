@@ -10,6 +10,7 @@
   let selectedHand = null;       // index in the hand
   let selectedTable = new Set(); // indexes on the table
   let tweak = null;              // the T! use chosen for this turn
+  let fixingTweak = null;        // {player, kind}: a T! card won that the referee is correcting
   let lastVersion = -1;
 
   function cardEl(name, extra) {
@@ -45,6 +46,7 @@
     if (entry.kind === "target") return { text: "✎ " + T("Target") + " " + entry.target, cls: "" };
     if (entry.kind === "seen_deal" && entry.source === "referee") return { text: "✎ " + T("Deal seen") + ": " + cardNames(entry.table) + " · " + T("Target") + " " + entry.target, cls: "" };
     if (entry.kind === "table_fixed") return { text: "✎ " + T("Correct a table card") + ": " + cardName(entry.shown) + " → " + cardName(entry.actual), cls: "" };
+    if (entry.kind === "tweak_fixed") return { text: "✎ " + entry.player + ": T! " + T(entry.shown) + " → " + T(entry.actual), cls: "" };
     if (entry.kind === "corrected") return { text: "✎ " + T("Corrected") + ": " + entry.player + " #" + entry.turn, cls: "" };
     if (entry.kind === "undo") return { text: "↶ " + T("Undone") + (entry.player ? ": " + entry.player : ""), cls: "" };
     if (entry.kind === "round") return { text: T("Round") + " " + entry.round + " · " + T("Dealer") + ": " + entry.dealer, cls: "" };
@@ -164,10 +166,20 @@
     html += "<tr class='goal'><td>" + T("Goal") + "</td><td colspan='" + s.players.length + "'>" + s.goal + "</td></tr>";
     if (r) {
       html += "<tr><td>" + T("Won cards") + "</td>" + s.players.map((p) => "<td>" + r.won[p] + "</td>").join("") + "</tr>";
-      html += "<tr><td>" + T("T! cards") + "</td>" + s.players.map((p) => "<td>" + r.held[p].map((k) => "<span class='tag'>" + T(k) + "</span>").join("")
+      // a camera round: the referee taps a T! card the camera misread when it was won (R4.2)
+      const fixable = referee && r.hidden && !r.dealing;
+      const heldTag = (p, k) => fixable
+        ? "<button class='tag' data-fix-player='" + esc(p) + "' data-fix-kind='" + k + "' data-testid='fix-tweak-" + esc(p) + "-" + k + "'>" + T(k) + " ✎</button>"
+        : "<span class='tag'>" + T(k) + "</span>";
+      html += "<tr><td>" + T("T! cards") + "</td>" + s.players.map((p) => "<td>" + r.held[p].map((k) => heldTag(p, k)).join("")
         + r.used[p].map((k) => "<span class='tag used' title='" + T("used") + "'>" + k + "</span>").join("") + "</td>").join("") + "</tr>";
     }
     $("scores").innerHTML = html + "</table>";
+    $("scores").querySelectorAll("[data-fix-kind]").forEach((b) => b.addEventListener("click", () => {
+      fixingTweak = { player: b.dataset.fixPlayer, kind: b.dataset.fixKind };
+      render();
+    }));
+    renderTweakFix(r);
     // log of verdicts
     const log = $("log");
     log.innerHTML = "";
@@ -178,6 +190,34 @@
       const d = describe(s.log[0]);
       banner(d.cls === "tweak" ? "TWEAK! " + s.log[0].player : d.text, d.cls === "bad" ? "bad" : d.cls === "tweak" ? "tweak" : "ok");
     } else banner("", "");
+  }
+
+  // which T! card a player's card shown as fixingTweak.kind really is: one button a kind (R1.4)
+  function renderTweakFix(r) {
+    const box = $("fix-tweak");
+    const open = fixingTweak && r && r.hidden && (r.held[fixingTweak.player] || []).includes(fixingTweak.kind);
+    box.hidden = !open;
+    box.innerHTML = "";
+    if (!open) { fixingTweak = null; return; }
+    const { player, kind } = fixingTweak;
+    const hint = document.createElement("p");
+    hint.className = "hint";
+    hint.textContent = player + ", T! " + T(kind) + ": " + T("Which T! card is it really?");
+    box.appendChild(hint);
+    ["thief", "joker", "shifter", "bomb"].filter((k) => k !== kind).forEach((k) => {
+      const b = document.createElement("button");
+      b.className = "quiet";
+      b.textContent = T(k);
+      b.dataset.testid = "fix-tweak-as-" + k;
+      b.addEventListener("click", () => { fixingTweak = null; post("/tweak-won", { player, shown: kind, actual: k }); });
+      box.appendChild(b);
+    });
+    const keep = document.createElement("button");
+    keep.className = "quiet";
+    keep.textContent = "✕";
+    keep.setAttribute("aria-label", T("Keep it"));
+    keep.addEventListener("click", () => { fixingTweak = null; render(); });
+    box.appendChild(keep);
   }
 
   function handList(r) { return r.hidden ? r.options : r.hands[r.to_move]; }
