@@ -135,6 +135,9 @@ class Referee:
         # them may have been the card seen): kept through changes by hand, until the card leaves
         # the table
         self._seen_late: Counter = Counter()
+        # the refill guesses of a sum this view settled, the view showing more cards come than the
+        # refill turned (the next turn's laid too): a guess alike a card in view is no card seen
+        self._refill_in_doubt: Counter = Counter()
         # a change by hand at this move was refused by the rules: the moves before it are not the
         # table's, so every move is asked until a change by hand rewrites this move or one before
         self._refused_at: int | None = None
@@ -425,19 +428,22 @@ class Referee:
             if self._commit_discard(events, self._drawn_target(view, shifted), drawn=True):
                 self._see(view, events, depth + 1)
                 return
+        # (the refill guesses in doubt count for this view's first look only: once the next
+        # turn's card is settled, the cards left are the refill's)
+        doubt, self._refill_in_doubt = self._refill_in_doubt & start, Counter()
         laying = bool(pending.arrivals or present - start - pending.seen)
         self._seen_late &= start  # (a card taken off the table since is no doubt now)
         for card in list(seen.unseen):  # a guessed table card now seen as guessed: no longer a guess
-            if present[card] >= start[card] > 0:
+            if present[card] >= start[card] > 0 and not doubt[card]:
                 del seen.unseen[card]
                 # ... but first seen while cards of this turn are laid, it may be one of them
                 pending.guess_seen_late = pending.guess_seen_late or laying
                 if laying:
                     self._seen_late[card] += 1
         # a refill card the camera never saw is taken to lie where it was turned, until a sum shows otherwise
-        unseen_here = Counter({c: min(n, start[c]) for c, n in seen.unseen.items()}) - present
+        unseen_here = (Counter({c: min(n, start[c]) for c, n in seen.unseen.items()}) - present) | doubt
         gone = (start + pending.seen) - (present + unseen_here)  # picked up: the hand card and the cards it took
-        new = present - start - pending.seen
+        new = present - (start - doubt) - pending.seen
         # a card laid after the round was changed by hand (in view then, not on the round's table)
         # picked up unseen while the deck's target moved on: a turn went by unseen, and whose
         # turn it is is in doubt (the next card laid was taken for the wrong player's discard)
@@ -487,7 +493,10 @@ class Referee:
         expected = self._effects_expected(pending.flip)
         if gone:
             if self._commit_sum(view, list(new.elements()), gone, events):
-                # a card in view that the sum did not turn up is the next turn's, laid already
+                # a card in view that the sum did not turn up is the next turn's, laid already; where
+                # more cards came than the refill turned, which are the refill's is not known
+                guessed = seen.refill_unseen(len(seen.turns) - 1) if not seen.turns[-1].table_reveals else Counter()
+                self._refill_in_doubt = guessed if 0 < guessed.total() < new.total() else Counter()
                 self._see(view, events, depth + 1)
                 return
             if laid_lost:
@@ -535,7 +544,7 @@ class Referee:
                 # before (laid any time since): which one was this turn's is not known, so ask
                 unsure = list(dict.fromkeys(arrivals[expected:]))
             pending.arrivals = arrivals[: expected + 1]
-            self._commit_discard(events, self._drawn_target(view), unsure, drawn=True)
+            self._commit_discard(events, self._drawn_target(view), unsure, drawn=True, refills=_refills(doubt, new))
             self._see(view, events, depth + 1)
             return
         if new:  # (the cards seen given up come first: those of them laid now are a batch of their own)
@@ -1067,11 +1076,13 @@ class Referee:
         candidates: list[Card] | None = None,
         unexplained: bool = False,
         drawn: bool = False,
+        refills: dict[Card, tuple[tuple[Card, Card], ...]] | None = None,
     ) -> bool:
         """The turn was a discard (R4.3). ``candidates``: the cards it may have been, when several
         were first seen together (several readings: the referee is asked). ``unexplained``: the
         discard is inferred only because cards were picked up that no sum fits (asked too).
-        ``drawn``: settled because the next player plays, so its player has drawn."""
+        ``drawn``: settled because the next player plays, so its player has drawn. ``refills``:
+        for each candidate, the refill guesses it names the other cards come (``_refills``)."""
         rnd = self.seen.round
         pending = self.pending
         mover = rnd.to_move  # checking a reading rebuilds the round: ``rnd`` is not current after it
@@ -1081,7 +1092,10 @@ class Referee:
             for effects, rest in self._effect_splits():
                 for card in candidates or dict.fromkeys(rest[:1] or pending.arrivals[-1:]):
                     for use, extra in self._tweak_options(effects, pending.shifted_target, discard=True):
-                        observed = ObservedTurn(Turn(mover, Discard(card), use), target_after=target_after, **extra)
+                        late = (refills or {}).get(card, ())
+                        observed = ObservedTurn(
+                            Turn(mover, Discard(card), use), target_after=target_after, late=late, **extra
+                        )
                         self._add_reading(out, observed)
             return out
 
@@ -1392,3 +1406,21 @@ def turn_key(turn: Turn) -> str:
 
 def _order(card: Card) -> tuple[str, int]:
     return card.colour.value, card.value
+
+
+def _refills(guesses: Counter, come: Counter) -> dict[Card, tuple[tuple[Card, Card], ...]]:
+    """For each card ``come`` into view with a refill never seen (``guesses``, its cards as the
+    round guessed them): were it the next turn's, the refill's cards are the others, each guess
+    named one of them (``ObservedTurn.late``). Empty where the counts do not match.
+
+    >>> red1, red2, red3, red4 = (Card.parse(f"red-{v}") for v in (1, 2, 3, 4))
+    >>> _refills(Counter([red1, red4]), Counter([red2, red3, red4]))[red2]
+    ((Card.parse('red-1'), Card.parse('red-3')), (Card.parse('red-4'), Card.parse('red-4')))
+    """
+    named = sorted(guesses.elements(), key=_order)
+    out: dict[Card, tuple[tuple[Card, Card], ...]] = {}
+    for card in come:
+        rest = sorted((come - Counter([card])).elements(), key=_order)
+        if named and len(rest) == len(named):
+            out[card] = tuple(zip(named, rest))
+    return out
