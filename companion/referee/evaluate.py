@@ -101,7 +101,9 @@ def evaluate_round(
     def answer(question: Event) -> int | None:
         if not answer_with_truth:
             return 0
-        k = len(referee_turns)
+        # the move asked about is the one after the referee's round as it stands (the dashboard
+        # names it), not after the moves this harness has taken in yet (a view may settle several)
+        k = len(referee.seen.turns) if referee.seen is not None else len(referee_turns)
         for i, reading in enumerate(question.readings):
             if k < len(truth) and same_turn(reading.observed.turn, truth[k]):
                 return i
