@@ -207,19 +207,19 @@ class Hub:
 
 
 def card_field(value: Any, field_name: str) -> Card:
-    if not isinstance(value, str):
-        raise ServiceError(400, f"{field_name} must be a card name such as 'red-5'")
-    try:
-        return Card.parse(value)
-    except ValueError as err:
-        raise ServiceError(400, f"{field_name}: {err}") from None
+    return _parsed_field(value, field_name, Card.parse, "a card name such as 'red-5'")
 
 
 def tweak_field(value: Any, field_name: str) -> TweakKind:
+    return _parsed_field(value, field_name, TweakKind.parse, "a T! card: thief, joker, shifter or bomb (R1.4)")
+
+
+def _parsed_field(value: Any, field_name: str, parse: Callable[[str], Any], expected: str) -> Any:
+    """A request's text field read by ``parse``; a 400 naming the field and what was wrong."""
     if not isinstance(value, str):
-        raise ServiceError(400, f"{field_name} must be a T! card: thief, joker, shifter or bomb (R1.4)")
+        raise ServiceError(400, f"{field_name} must be {expected}")
     try:
-        return TweakKind.parse(value)
+        return parse(value)
     except ValueError as err:
         raise ServiceError(400, f"{field_name}: {err}") from None
 
