@@ -173,6 +173,7 @@ ROUTES = [
     ("POST", "/api/matches/{id}/deal"),
     ("POST", "/api/matches/{id}/target"),
     ("POST", "/api/matches/{id}/table"),
+    ("POST", "/api/matches/{id}/tweak-won"),
     ("POST", "/api/matches/{id}/questions/{id}"),
     ("POST", "/api/matches/{id}/piles/{name}"),
     ("GET", "/api/matches/{id}/piles/{name}.jpg"),
