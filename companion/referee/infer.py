@@ -336,6 +336,7 @@ class Referee:
             self._last_views = [*self._last_views[-2:], self._view]
         self._view = view
         events: list[Event] = []
+        self._refill_in_doubt = Counter()  # (a doubt is this view's, of a sum settled on it)
         self._see(view, events, depth=0)
         if self.seen.round.is_over():  # (the round is rebuilt when a guessed card is named)
             events += self._round_over()

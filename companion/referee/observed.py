@@ -582,8 +582,9 @@ class ObservedRound:
         if actual == shown:
             return
         before = list(self.turns)
+        wanted = Counter(self.round.tweaks_held[player]) - Counter([shown]) + Counter([actual])
         pile = self._solver.tweak_pile
-        # the latest first: of two alike, the one won last is the likelier misread nobody used yet
+        # the latest first: of two alike, the one won last is the likelier one still held
         won = sorted(
             (
                 (index, position)
@@ -602,7 +603,7 @@ class ObservedRound:
                 refusal = refusal or err
                 self.rebuild(before)
                 continue
-            if actual in self.round.tweaks_held[player]:
+            if Counter(self.round.tweaks_held[player]) == wanted:
                 return
             self.rebuild(before)
         if refusal is not None:
