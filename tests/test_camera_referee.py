@@ -11,7 +11,7 @@ import pytest
 from companion.engine import Card, Colour
 from companion.engine.record import replay
 from companion.referee.view import SeenCard, TableView
-from companion.referee.virtual import centre_zone, frames, play_round
+from companion.referee.virtual import centre_zone, frames, perfect_views, play_round
 from companion.web import create_app, get_service
 from companion.web.table import TableReferee
 
@@ -210,6 +210,35 @@ def test_the_referee_corrects_a_t_card_won_that_the_camera_misread(camera_match,
     assert (entry["kind"], entry["player"], entry["shown"], entry["actual"]) == ("tweak_fixed", "Ben", shown, actual)
     again = get_service(create_app(app.config))  # a restart keeps the correction
     assert again.state(match_id)["round"]["held"]["Ben"] == [actual]
+
+
+def test_a_refused_correction_after_a_round_was_scored_leaves_it_scored(app, referee) -> None:
+    """A round followed to its end is scored at once (R5.3). A correction after that (a table card,
+    a T! card won) with a bad card name, or one the rules refuse, changes nothing: the round was
+    reopened before the correction was tried, and its score was gone from the match (also after a
+    restart) until the next change by hand."""
+    service = get_service(app)
+    virtual = play_round(["Ana", "Ben"], 0, 3)
+    match_id = service.create_match(["Ana", "Ben"], camera=True, dealer="Ana", seed=1)
+    for view in perfect_views(virtual):
+        service.see(match_id, view)
+    service.settle(match_id, ended=True)  # (the last card laid is a discard, R5.1)
+    scored = service.state(match_id)["rounds"]
+    assert [r["scores"] for r in scored] == [virtual.truth.scores()]
+    api = f"/api/matches/{match_id}"
+    on_table = service.state(match_id)["round"]["table"][0]
+    attempts = [
+        ("/table", {"shown": "blue-9", "actual": "red-1"}, 400),  # no blue with 2 players (R2.2)
+        ("/table", {"shown": "purple-4", "actual": "red-1"}, 409),  # not on the table
+        ("/table", {"shown": on_table, "actual": on_table.replace("-", "-x")}, 400),
+        ("/tweak-won", {"player": "Ana", "shown": "bomb", "actual": "wizard"}, 400),
+        ("/tweak-won", {"player": "Ben", "shown": "thief", "actual": "joker"}, 409),  # holds none
+    ]
+    for path, body, status in attempts:
+        answer = referee.post(api + path, json=body)
+        assert answer.status_code == status, (path, body, answer.get_json())
+        assert service.state(match_id)["rounds"] == scored
+    assert get_service(create_app(app.config)).state(match_id)["rounds"] == scored  # a restart too
 
 
 def test_without_its_camera_a_camera_match_is_entered_by_hand(camera_match, referee) -> None:

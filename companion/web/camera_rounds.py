@@ -5,8 +5,9 @@ commands here, and each change it returns is stored as an event before it counts
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
+from ..engine.cards import Colour
 from ..engine.errors import RuleError
 from ..referee.camera_round import CameraRound, Outcome
 from ..referee.infer import Event
@@ -147,17 +148,8 @@ class CameraRounds:
             live = self.get(match_id)
             if not live.camera:
                 raise ServiceError(409, "only a camera match's table is corrected: undo and tap the move")
-            if live.waiting is None and live.commits:
-                self._reopen(live)
-            camera_round = live.camera_round
-            if camera_round is None or camera_round.seen is None:
-                raise ServiceError(409, "no round in play")
             card, really = card_field(shown, "shown"), card_field(actual, "actual")
-            try:
-                entry = camera_round.correct_table(card, really)
-            except RuleError as err:
-                raise ServiceError(409, f"{err.message} (RULES {err.rule})") from None
-            self._seen_changed(live, camera_round, entry)
+            self._change_by_hand(live, lambda camera_round: camera_round.correct_table(card, really))
 
     def correct_tweak(self, match_id: int, player: Any, shown: Any, actual: Any) -> None:
         """The referee's correction of a T! card a player won by a TWEAK (R4.2) whose face the
@@ -169,17 +161,27 @@ class CameraRounds:
             players = live.match.players
             if not isinstance(player, str) or player not in players:
                 raise ServiceError(400, f"player must be one of {', '.join(players)}, not {player!r}")
-            kinds = [tweak_field(shown, "shown"), tweak_field(actual, "actual")]
-            if live.waiting is None and live.commits:
-                self._reopen(live)
-            camera_round = live.camera_round
-            if camera_round is None or camera_round.seen is None:
+            seat, kinds = players.index(player), (tweak_field(shown, "shown"), tweak_field(actual, "actual"))
+            self._change_by_hand(live, lambda camera_round: camera_round.correct_tweak(seat, *kinds))
+
+    def _change_by_hand(self, live: LiveMatch, change: Callable[[CameraRound], dict]) -> None:
+        """A correction by hand of the camera round in play, or of the one just scored (it is in
+        play again). That one is corrected first on a copy rebuilt from its stored snapshot: a
+        correction the rules refuse leaves the round scored as it was (it was reopened first, and
+        its score was gone from the match until the next change)."""
+        if live.waiting is None and live.commits:
+            if live.commits[-1][2] is None:
                 raise ServiceError(409, "no round in play")
-            try:
-                entry = camera_round.correct_tweak(players.index(player), *kinds)
-            except RuleError as err:
-                raise ServiceError(409, f"{err.message} (RULES {err.rule})") from None
-            self._seen_changed(live, camera_round, entry)
+            _, waiting, snapshot = live.commits[-1]
+            players = live.match.players
+            colours = [Colour(c) for c in waiting["colours"]]
+            dealer = players.index(waiting["dealer"])
+            _apply(CameraRound.from_snapshot(snapshot, players, dealer, colours, live.match.edition), change)
+            self._reopen(live)
+        camera_round = live.camera_round
+        if camera_round is None or camera_round.seen is None:
+            raise ServiceError(409, "no round in play")
+        self._seen_changed(live, camera_round, _apply(camera_round, change))
 
     def answer(self, match_id: int, question_id: Any, reading: Any) -> None:
         """The referee's answer to a camera question: the reading chosen replaces the one played
@@ -194,20 +196,23 @@ class CameraRounds:
             count = len(question["readings"])
             if isinstance(reading, bool) or not isinstance(reading, int) or not 0 <= reading < count:
                 raise ServiceError(400, f"reading must be 0 to {len(question['readings']) - 1}")
-            if live.waiting is None and live.commits:
-                self._reopen(live)  # the question is about the round just scored
-            camera_round = live.camera_round
             index = question["turn"] - 1
-            if camera_round is None or camera_round.seen is None or index >= len(camera_round.seen.turns):
-                raise ServiceError(409, "that move was undone: enter it again")
-            if reading != 0:
+            undone = ServiceError(409, "that move was undone: enter it again")
+            if reading != 0:  # (of the round just scored too: it is in play again)
                 chosen = turn_from_json(live.match.players, question["readings"][reading])
-                try:
-                    entry = camera_round.correct(index, chosen, question["player"], question["turn"])
-                except RuleError as err:
-                    raise ServiceError(409, f"{err.message} (RULES {err.rule})") from None
-                self._seen_changed(live, camera_round, entry)
-            else:  # the move played stands, and with it the player the camera took to be moving
+
+                def change(camera_round: CameraRound) -> dict:
+                    if index >= len(camera_round.seen.turns):
+                        raise undone
+                    return camera_round.correct(index, chosen, question["player"], question["turn"])
+
+                self._change_by_hand(live, change)
+            elif live.waiting is not None or not live.commits:
+                # the move played stands, and with it the player the camera took to be moving (of
+                # the round just scored, it stands as scored)
+                camera_round = live.camera_round
+                if camera_round is None or camera_round.seen is None or index >= len(camera_round.seen.turns):
+                    raise undone
                 camera_round.confirm(question["turn"])
             self._append(live, "answer", {"id": question["id"], "reading": reading})
 
@@ -239,3 +244,13 @@ class CameraRounds:
                 "dealing": False,
             }
         )
+
+
+def _apply(camera_round: CameraRound, change: Callable[[CameraRound], dict]) -> dict:
+    """``change`` made to ``camera_round``; the rules' refusal as a 409 with its reason."""
+    if camera_round.seen is None:
+        raise ServiceError(409, "no round in play")
+    try:
+        return change(camera_round)
+    except RuleError as err:
+        raise ServiceError(409, f"{err.message} (RULES {err.rule})") from None
