@@ -826,6 +826,23 @@ def test_a_t_card_won_unseen_and_turned_face_down_is_asked_not_published_as_a_gu
     assert uses[True] > 10 and not uses[False]  # every use of a card nobody saw won asked
 
 
+def test_a_t_card_of_a_guessed_kind_turned_face_down_is_asked_with_every_kind() -> None:
+    """The T! faces never read (seed 24, 6 players): the kind of a card won unseen is the T! pile's
+    guessed order. Cai's turned at move 19 was guessed a Thief; it was a Shifter (R6.3), which the
+    question did not offer, so a person had to tap the move in. Now every kind is offered. Later
+    Eva, holding three cards of two guessed kinds, turns one face down and makes her sum: a Bomb
+    with nobody else holding a card (R6.4), nothing to see. Which card she turned was not known,
+    so the turn was read as a plain sum, published as sure; it is asked now, each kind offered."""
+
+    def seen_as(view: TableView, n: int) -> TableView:
+        return replace(view, tweaks=[t for t in view.tweaks if t.kind is None])
+
+    moves = list(_moves_answered_with_truth([24], seen_as))
+    assert len(moves) == 45 and all(same_turn(got, true) for _, _, got, true, _ in moves)
+    uses = [(k, asked) for _, k, _, true, asked in moves if true.tweak is not None]
+    assert uses == [(19, True), (33, True), (35, True), (44, True)]
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_t_cards_won_unseen_are_known_at_their_use(seed: int) -> None:
     """A T! card whose face was not seen when it was won is a guess from the pile's order; its use

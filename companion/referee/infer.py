@@ -67,6 +67,7 @@ class _Pending:
     arrivals: list[Card] = field(default_factory=list)  # centre cards that appeared this turn, in order
     flip: TweakKind | None = None
     flip_doubted: bool = False  # the used T! card's kind rests on a doubtful reading of its face
+    flip_guessed: bool = False  # ... or on no reading at all (the T! pile's guessed order): each kind is offered
     given: list[tuple[Card, int]] = field(default_factory=list)  # cards seen laid in front of a seat this turn
     shifted_target: int | None = None
     last_target: int | None = None
@@ -487,7 +488,8 @@ class Referee:
             pending.flip = flips[p]
             # a T! card's kind read in doubt (now or when it was won) makes the move a question
             # (and a kind no view read, the T! pile's guessed order for a card won unseen, is no reading)
-            pending.flip_doubted = (p, flips[p]) in self._doubted_tweaks or p in self._flips_guessed
+            pending.flip_guessed = p in self._flips_guessed
+            pending.flip_doubted = (p, flips[p]) in self._doubted_tweaks or pending.flip_guessed
         if view.given:  # (kept through the turn: a card lying on in front of a seat hides none given before)
             seats = [(card, self._giver_seat(pos, seat, view)) for card, seat, pos in view.given]
             pending.given += [g for g in dict.fromkeys(seats) if g[1] != p and g not in pending.given]
@@ -774,6 +776,13 @@ class Referee:
                 out[seat] = next(iter(missing))
             elif len(set(held)) == 1:
                 out[seat] = next(iter(held))
+            elif missing:
+                # several kinds held and none read gone: which one was turned is not known. It was
+                # ignored, and a use with nothing to see (a Bomb when nobody else holds a card,
+                # R6.4) was published as a plain sum, as sure: asked now, each kind offered
+                out[seat] = min(missing, key=lambda kind: kind.value)
+                self._flips_guessed.add(seat)
+                continue
             else:
                 continue
             # (the record's kind of a card won unseen is the pile's guessed order, no reading)
@@ -868,6 +877,26 @@ class Referee:
             return make()
         finally:
             pending.flip, pending.flip_doubted = None, False
+
+    def _guessed_kind_readings(self, make: Callable[[], list[Reading]]) -> list[Reading]:
+        """``make``'s readings with the T! card turned face down of each other kind, where its
+        kind is only the T! pile's guessed order (won unseen, ``_flips_guessed``): the move is
+        asked, and the question offers the kind it really was too (it offered only the guess, and
+        a person who knew better had to tap the move in). The rules keep the kinds the pile could
+        still have held (``ObservedRound._reveal_tweak_use``)."""
+        pending = self.pending
+        guess = pending.flip
+        if guess is None or not pending.flip_guessed:
+            return []
+        out: list[Reading] = []
+        try:
+            for kind in TweakKind:
+                if kind is not guess:
+                    pending.flip = kind
+                    out += make()
+        finally:
+            pending.flip = guess
+        return out
 
     def _effects_expected(self, kind: TweakKind | None) -> int:
         rnd = self.seen.round
@@ -1034,6 +1063,8 @@ class Referee:
     def _commit_sum(self, view: TableView, refill: list[Card], gone: Counter, events: list[Event]) -> bool:
         readings = self._readings(view, refill, gone, self._gained(view))
         readings += self._unseen_use_readings(lambda: self._readings(view, refill, gone, self._gained(view)))
+        for reading in self._guessed_kind_readings(lambda: self._readings(view, refill, gone, self._gained(view))):
+            self._add_reading(readings, reading.observed)
         sure = [c for c in refill if c not in self.pending.low]
         if not any(r.error is None for r in readings) and len(sure) < len(refill):
             # a refill card read in doubt is left a guess (asked about when a sum takes it)
@@ -1101,7 +1132,7 @@ class Referee:
             return out
 
         readings = discards()
-        for reading in self._unseen_use_readings(discards):
+        for reading in self._unseen_use_readings(discards) + self._guessed_kind_readings(discards):
             self._add_reading(readings, reading.observed)
         return self._decide(readings, events, "discard", unexplained, drawn)
 
@@ -1237,11 +1268,17 @@ class Referee:
         and no T! card gone from its holder's place. (A discard is no such proof: a Joker used
         with one changes nothing that can be seen.)"""
         p = self.seen.round.to_move
+        view = self._view
+        turned = (
+            view is not None and p is not None and p < len(view.used)
+            and view.used[p] > len(self.seen.round.tweaks_used[p])
+        )  # fmt: skip
         return (
             what == "sum"
             and bool(valid)
             and all(r.observed.turn.tweak is None for r in valid)
             and self.pending.flip is None
+            and not turned  # (a T! card turned face down is used, R4.5)
             and len(self.pending.arrivals) <= 1
             and p is not None
             and not self._given_lately(p)
