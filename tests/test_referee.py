@@ -1851,18 +1851,26 @@ def test_a_refill_seen_with_the_next_card_laid_offers_every_card_come_as_that_di
     assert Counter(referee.seen.turns[0].table_reveals) == refill and not referee.seen.unseen
 
 
+def _discard_tapped_beside_a_card_laid() -> tuple[Referee, ObservedRound, list[Card]]:
+    """Ben's discard of yellow-1 tapped in by hand on a view where Ana's orange-6 already lies (red-2
+    and green-3 dealt): the referee (not yet resynced), its round, and the four cards."""
+    cards = _cards("red-2", "green-3", "yellow-1", "orange-6")
+    red2, green3, yellow1, _ = cards
+    referee = Referee(["Ana", "Ben"], 0)
+    referee.see(_view(0, [red2, green3]))
+    referee.see(_view(1, cards))
+    seen = referee.seen
+    seen.rebuild([])
+    seen.push(ObservedTurn(Turn(1, Discard(yellow1))))  # tapped in (CameraRound.play)
+    return referee, seen, cards
+
+
 def test_a_card_laid_before_a_move_tapped_in_is_the_turn_in_progress() -> None:
     """Ben's discard is tapped in by hand on a view where Ana's orange-6 already lies; the next view
     shows her sum done (orange-6 + green-3 = 9). orange-6 is her card laid: the sum is offered as
     made (it was a table card gone with no card played, refused, and two moves of the round were
     never inferred), asked, since the round as changed does not say where orange-6 came from."""
-    red2, green3, yellow1, orange6 = _cards("red-2", "green-3", "yellow-1", "orange-6")
-    referee = Referee(["Ana", "Ben"], 0)
-    referee.see(_view(0, [red2, green3]))
-    referee.see(_view(1, [red2, green3, yellow1, orange6]))
-    seen = referee.seen
-    seen.rebuild([])
-    seen.push(ObservedTurn(Turn(1, Discard(yellow1))))  # tapped in (CameraRound.play)
+    referee, seen, (red2, green3, yellow1, orange6) = _discard_tapped_beside_a_card_laid()
     referee.resync(seen)
     moves = [e.data for e in referee.see(_view(2, [red2, yellow1])) if e.kind == "move"]
     assert [(m["turn"], m.get("sum"), m["asked"]) for m in moves] == [
@@ -1890,13 +1898,7 @@ def test_a_view_where_the_player_has_just_turned_a_t_card_gives_no_target_at_a_c
     """As above, but Ana has just turned a T! card face down in the view the move is tapped in on:
     a Shifter moves the target (R6.3), so the view's target is not taken as her turn's, nor her
     card as laid against it (it is taken as new in the next view, as before)."""
-    red2, green3, yellow1, orange6 = _cards("red-2", "green-3", "yellow-1", "orange-6")
-    referee = Referee(["Ana", "Ben"], 0)
-    referee.see(_view(0, [red2, green3]))
-    referee.see(_view(1, [red2, green3, yellow1, orange6]))
-    seen = referee.seen
-    seen.rebuild([])
-    seen.push(ObservedTurn(Turn(1, Discard(yellow1))))  # tapped in (CameraRound.play)
+    referee, seen, (red2, green3, yellow1, orange6) = _discard_tapped_beside_a_card_laid()
     centre = [SeenCard(c, (100.0 * i, 0.0)) for i, c in enumerate([red2, green3, yellow1, orange6])]
     referee._view = TableView(2, centre, 8, False, [Counter(), Counter()], [1, 0])  # Ana's T! card turned
     seen.targets.pop(len(seen.turns), None)  # (what Ben drew is not known: the tap does not say)
