@@ -249,7 +249,7 @@ class Referee:
             return
         if len(seen.turns) not in seen.targets and seen.round.deck_left:  # (none left: 7, R1.5)
             p = seen.round.to_move
-            turned = p is not None and p < len(view.used) and view.used[p] > len(seen.round.tweaks_used[p])
+            turned = self._turned_down(view, p)
             if view.target is None or turned:
                 # (the turn's target unknown, or moved by a Shifter just turned, R6.3: its cards
                 # are taken as new in the next view)
@@ -755,13 +755,19 @@ class Referee:
             nearest = min(free, key=lambda t: (t.seat != player, t.position))
             self.owners.append((nearest.position, player))
 
+    def _turned_down(self, view: TableView, seat: int | None) -> bool:
+        """Whether ``view`` shows more T! cards turned face down in front of ``seat`` than the
+        round has it use: one was turned since (a use, R4.5)."""
+        used = self.seen.round.tweaks_used
+        return seat is not None and seat < len(view.used) and view.used[seat] > len(used[seat])
+
     def _flips(self, view: TableView) -> dict[int, TweakKind]:
         """Seats whose T! card was turned face down since the turn began, with its kind."""
         rnd = self.seen.round
         out: dict[int, TweakKind] = {}
         self._flips_guessed = set()
         for seat in range(len(self.players)):
-            if seat >= len(view.used) or view.used[seat] <= len(rnd.tweaks_used[seat]):
+            if not self._turned_down(view, seat):
                 continue
             held = Counter(rnd.tweaks_held[seat])
             missing = held - view.held[seat]
@@ -1268,11 +1274,7 @@ class Referee:
         and no T! card gone from its holder's place. (A discard is no such proof: a Joker used
         with one changes nothing that can be seen.)"""
         p = self.seen.round.to_move
-        view = self._view
-        turned = (
-            view is not None and p is not None and p < len(view.used)
-            and view.used[p] > len(self.seen.round.tweaks_used[p])
-        )  # fmt: skip
+        turned = self._view is not None and self._turned_down(self._view, p)
         return (
             what == "sum"
             and bool(valid)
@@ -1302,7 +1304,7 @@ class Referee:
         # name does not hide that)
         views = [v.held for v in [*self._last_views[-2:], self._view]] if self._view is not None else []
         shown = min((sum(h[seat].values()) for h in views if seat < len(h)), default=0)
-        turned = self._view is not None and self._view.used[seat] > len(self.seen.round.tweaks_used[seat])
+        turned = self._view is not None and self._turned_down(self._view, seat)
         return shown < held or turned
 
     def _settled_by_the_rules(self, card: Card, valid: list[Reading]) -> bool:
