@@ -299,6 +299,23 @@ def test_learning_a_small_deck_moves_its_readings_to_the_deck() -> None:
     assert learned >= 0.85 and learned >= zero_shot + 0.2, (zero_shot, learned)
 
 
+def test_the_marks_of_ink_counted_are_a_pip_decks_values() -> None:
+    """A deck that shows a face's value as that many pips (the pips family) is read by the count
+    of marks away from the corners (``adapt.ink_blobs``, one of the reader's features), corner
+    numerals left out; on a deck that prints one numeral (texture), the count is the same for
+    every value, so the reader learns that it says nothing there."""
+    from scanner.geometry.crops import CROP_H, CROP_W
+    from scanner.read.adapt import ink_blobs, white_patch
+
+    def counts(family: str) -> list[int]:
+        cards = [family_deck(family, 2).render(f"blue-{value}", random.Random(value)) for value in range(1, 7)]
+        crops = [white_patch(cv2.resize(c, (CROP_W, CROP_H), interpolation=cv2.INTER_AREA)) for c in cards]
+        return ink_blobs(crops).argmax(axis=1).tolist()
+
+    assert counts("pips") == [1, 2, 3, 4, 5, 6]
+    assert len(set(counts("texture"))) == 1
+
+
 def test_the_readers_shrinkage_is_the_one_held_out_crops_find_most_likely() -> None:
     """``fit_reader`` chooses the LDA's shrinkage by the held-out crops' log-likelihood under
     calibrated posteriors (held-out accuracies differ by a crop or two, too little to choose by)."""
@@ -451,6 +468,13 @@ def test_a_profile_for_another_model_is_refused(deck, tmp_path, capsys) -> None:
     cv2.imwrite(str(image), card_photo("red-5", deck[1], 9))
     assert main(["scan", "--profile", str(path), str(image)]) == 2
     assert "enrol the deck again" in capsys.readouterr().err
+    data["model"]["version"] = CardClassifier().version
+    data.pop("features")  # (learned before the reader counted marks of ink: a profile of an older version)
+    path.write_text(json.dumps(data))
+    with pytest.raises(ProfileError, match="features of version 1, the scanner reads version 2: enrol the deck again"):
+        load_profile(path, CardClassifier())
+    data["features"] = "two"
+    _refused(path, data, "'features' must be a version number")
     data["tweak_profile"] = 9
     _refused(path, data, "format 9")
 
@@ -592,8 +616,10 @@ def test_the_kept_cards_are_listed_when_the_saved_profile_cannot_be_read(referee
     assert str(path) in status["error"] and status["saved"] == {}
 
 
-def test_a_profile_of_another_model_is_learned_again_from_its_kept_cards(app) -> None:
-    """After an update that ships another model, a saved profile is refused ("enrol again"); where
+@pytest.mark.parametrize("stale", ["model", "features"])
+def test_a_profile_of_another_model_is_learned_again_from_its_kept_cards(app, stale) -> None:
+    """After an update that ships another model (or reads other features), a saved profile is
+    refused ("enrol again"); where
     its cards are all kept beside it, the dashboard learns it again from them in the background
     and uses it. Not where a label of it has no kept card (the referee decides, in the wizard)."""
     from scanner.labels import LABELS as ALL_LABELS
@@ -609,7 +635,10 @@ def test_a_profile_of_another_model_is_learned_again_from_its_kept_cards(app) ->
         cards[label] = [card_image(photo, corners)]
     classifier = CardClassifier()
     old = enrol_cards(classifier, cards, deck="ours")
-    old.model_sha256 = "0" * 64  # (made with another model)
+    if stale == "model":
+        old.model_sha256 = "0" * 64  # (made with another model)
+    else:
+        old.features = 1  # (learned on an older version's features)
     path = Path(app.config["PROFILE"])
     old.save(path)
     vision = vision_of(app)

@@ -63,8 +63,8 @@ class Vision:
         return self._scanner
 
     def _relearn(self, scanner: Any) -> None:
-        """A profile made for another model (a software update) whose cards are all kept beside
-        it (``scanner.read.kept``) is learned again from them with this model, in the background
+        """A profile made for another model or reader (a software update) whose cards are all kept
+        beside it (``scanner.read.kept``) is learned again from them with this model, in the background
         (a minute or so; scans go on without it meanwhile), and used once saved. Not where the
         profile cannot be read, lacks kept cards for some of its labels (the referee then decides,
         in the wizard), or is saved again meanwhile."""
@@ -100,7 +100,9 @@ class Vision:
             except Exception:  # (a background thread: said in the log, the old profile stays unused)
                 log.exception("the deck profile could not be learned again")
 
-        self.profile_error = "the deck profile was made for another model: learning it again from its kept cards"
+        self.profile_error = (
+            "the deck profile was made for another version of the scanner: learning it again from its kept cards"
+        )
         self.relearning = threading.Thread(target=learn, name="relearn-profile", daemon=True)
         self.relearning.start()
 

@@ -42,6 +42,9 @@ class AdaptSettings:
     #: features of a crop: gradient histogram, colour layout, network embedding, each weighted so
     #: that none dominates the others by its number of dimensions
     hog_weight: float = 1.0
+    blob_weight: float = 0.5  # ``ink_blobs``: marks of ink counted
+    blob_steps: tuple[float, ...] = (24.0, 36.0, 48.0)  # ink: this far from the paper's colour (Lab)
+    blob_area: int = 4  # a mark: at least this many pixels of a crop
     colour_weight: float = 1.5
     hue_weight: float = 3.0
     embedding_weight: float = 1.0
@@ -158,6 +161,43 @@ def ink_hues(crops: np.ndarray, bins: int = 18) -> np.ndarray:
     return np.concatenate([hist / np.maximum(total, 1e-6), np.sqrt(share)], axis=1)
 
 
+def ink_blobs(crops: np.ndarray | list[np.ndarray], top: int = 11) -> np.ndarray:
+    """How many separate marks of ink a card carries away from its corners: on a deck that shows
+    a value by pips, its value; elsewhere a number the deck's reader learns to weigh as little as it
+    tells. Ink is what differs from the card's own paper colour (its median, in Lab) by more than a
+    step; each of three steps gives a count, as one-hot rows over 0 .. ``top`` (``top``: that many
+    or more), averaged, so a count that hangs on the step is soft. The corners are left out, where
+    corner indices sit.
+
+    >>> card = np.full((1, 64, 48, 3), 235, np.uint8)
+    >>> for y in (18, 30, 42): card[0, y : y + 4, 22:26] = (40, 40, 200)
+    >>> int(ink_blobs(card)[0].argmax())
+    3
+    """
+    n = len(crops)
+    out = np.zeros((n, top + 1), np.float32)
+    if n == 0:
+        return out
+    h, w = crops[0].shape[:2]
+    inner = np.stack([c[h // 8 : h - h // 8, w // 8 : w - w // 8] for c in crops])
+    ih, iw = inner.shape[1:3]
+    # all crops as one tall image (one conversion, one labelling a step), a blank row between them
+    lab = cv2.cvtColor(inner.reshape(n * ih, iw, 3), cv2.COLOR_BGR2LAB).reshape(n, ih, iw, 3).astype(np.float32)
+    paper = np.median(lab.reshape(n, -1, 3), axis=1)
+    distance = np.linalg.norm(lab - paper[:, None, None, :], axis=3)
+    cy, cx = round(ih * 0.2), round(iw * 0.25)
+    for rows in (slice(0, cy), slice(ih - cy, ih)):
+        for cols in (slice(0, cx), slice(iw - cx, iw)):
+            distance[:, rows, cols] = 0.0
+    distance = np.concatenate([distance, np.zeros((n, 1, iw), np.float32)], axis=1).reshape(n * (ih + 1), iw)
+    for step in SETTINGS.blob_steps:
+        _, _, stats, _ = cv2.connectedComponentsWithStats((distance > step).astype(np.uint8), connectivity=8)
+        marks = stats[1:][stats[1:, cv2.CC_STAT_AREA] >= SETTINGS.blob_area]
+        count = np.bincount(marks[:, cv2.CC_STAT_TOP] // (ih + 1), minlength=n)
+        out[np.arange(n), np.minimum(count, top)] += 1.0 / len(SETTINGS.blob_steps)
+    return out
+
+
 def crop_features(
     crops: np.ndarray | list[np.ndarray], embeddings: np.ndarray | None = None, log_probs: np.ndarray | None = None
 ) -> np.ndarray:
@@ -178,6 +218,7 @@ def crop_features(
     light = (total[..., 0] / total.mean(axis=(1, 2, 3))[:, None, None]).reshape(n, -1) - 1.0
     parts = [
         s.hog_weight * gradient_histograms(grays) / 6.0,
+        s.blob_weight * ink_blobs(crops),
         s.colour_weight * np.concatenate([chroma, 0.5 * light], axis=1),
         s.hue_weight * ink_hues(np.asarray(crops)),
     ]
@@ -188,9 +229,17 @@ def crop_features(
     return np.concatenate(parts, axis=1).astype(np.float32)
 
 
+#: which features ``crop_features`` gives (2: the marks of ink counted, ``ink_blobs``): a reader
+#: learned on other features cannot read these
+FEATURES_VERSION = 2
+
 #: ``crop_features``' columns: the gradient histogram (the card's shapes) first; after it, what the
 #: card's colours say (the colour layout, the ink's hues, the network's embedding and log-probabilities)
-SHAPE_COLUMNS = slice(0, gradient_histograms(np.zeros((1, CROP_H, CROP_W), np.float32)).shape[1])
+SHAPE_COLUMNS = slice(
+    0,
+    gradient_histograms(np.zeros((1, CROP_H, CROP_W), np.float32)).shape[1]
+    + ink_blobs(np.zeros((1, CROP_H, CROP_W, 3), np.uint8)).shape[1],
+)
 COLOUR_COLUMNS = slice(SHAPE_COLUMNS.stop, None)
 
 

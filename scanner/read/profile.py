@@ -16,6 +16,7 @@ Profile file (JSON, ``"tweak_profile": 2``)::
 
     {"tweak_profile": 2,
      "model": {"version": 4, "sha256": "<of models/card_classifier.int8.onnx>"},
+     "features": 2,
      "deck": "my deck", "created": "2026-12-01T10:00:00Z", "aspect": 1.397,
      "photos": {"red-5": 1, ...}, "missing": ["tweak-bomb", ...], "problems": [...],
      "reader": {"classes": ["red-5", "red-5/turned", ..., "none", "red-1", ...], "dims": [D, K],
@@ -56,6 +57,7 @@ from scanner.core import ScannerError
 from scanner.find.detect import aspect_ratio, contained_share
 from scanner.labels import BACKS, COLOURS, FACES, KINDS, LABELS, label_kind
 from scanner.read.adapt import (
+    FEATURES_VERSION,
     INK_COLUMNS,
     SETTINGS,
     SHAPE_COLUMNS,
@@ -131,6 +133,8 @@ class DeckProfile:
     #: the network whose word the labels of a kind of card without any photo take (``untaught``:
     #: the any-deck network, which reads cards of any art). None: a profile made without it
     network_word: NetworkWord | None = None
+    #: the crop features the reader was learned on (``adapt.FEATURES_VERSION``; 1: profiles made before it)
+    features: int = FEATURES_VERSION
 
     def reliability_of(self, label: str) -> float:
         """How far the shipped model's word for ``label`` (a label without photos) counts."""
@@ -157,6 +161,13 @@ class DeckProfile:
         return [kind for kind in KINDS if kind not in taught]
 
     def check_model(self, classifier: Any) -> None:
+        """Refuse to read with ``classifier`` where the profile was learned on another network's
+        embedding or on other crop features (a software update): its cards are learned again."""
+        if self.features != FEATURES_VERSION:
+            raise ProfileError(
+                f"this deck profile was learned on the reader's features of version {self.features}, "
+                f"the scanner reads version {FEATURES_VERSION}: enrol the deck again (tweak enrol)"
+            )
         sha = model_fingerprint(classifier.path)
         if self.model_version != classifier.version or self.model_sha256 != sha:
             raise ProfileError(
@@ -410,6 +421,7 @@ class DeckProfile:
         return {
             "tweak_profile": PROFILE_VERSION,
             "model": {"version": self.model_version, "sha256": self.model_sha256},
+            "features": self.features,
             "deck": self.deck,
             "created": self.created,
             "aspect": None if self.aspect is None else round(self.aspect, 4),
@@ -487,9 +499,10 @@ def _faces_json(f: FaceFactors) -> dict[str, Any]:
     }
 
 
-def _faces_from_json(data: dict[str, Any], path: Path, features: int) -> FaceFactors:
+def _faces_from_json(data: dict[str, Any], path: Path, features: int, current: bool = True) -> FaceFactors:
     """``features``: how many features the deck's reader reads; the colour reader reads all but the
-    shapes (``SHAPE_COLUMNS``), the value reader the shapes alone."""
+    shapes (``SHAPE_COLUMNS``), the value reader the shapes alone. ``current``: learned on this
+    version's features (otherwise their sizes are not checked: the profile is to be learned again)."""
     colours = [str(c) for c in data["colours"]]
     values = [int(v) for v in data["values"]]
     if any(c not in COLOURS for c in colours) or any(not 1 <= v <= 6 for v in values):
@@ -500,7 +513,7 @@ def _faces_from_json(data: dict[str, Any], path: Path, features: int) -> FaceFac
     shapes = SHAPE_COLUMNS.stop
     ink_dims = INK_COLUMNS.stop - INK_COLUMNS.start
     for what, reader, dims in (("colour", colour, features - shapes), ("value", value, shapes), ("ink", ink, ink_dims)):
-        if reader is not None and len(reader.mean) != dims:
+        if current and reader is not None and len(reader.mean) != dims:
             raise ProfileError(
                 f"{path}: 'faces.{what}' reads {len(reader.mean)} features, this version's reader {dims}: "
                 "enrol the deck again (tweak enrol)"
@@ -574,7 +587,16 @@ def load_profile(path: Path, classifier: Any = None) -> DeckProfile:
             if label not in LABELS:
                 raise ProfileError(f"{path}: unknown label {label!r} in 'photos'")
         lda = _lda_from_json(reader, len(classes), "reader")
-        faces = _faces_from_json(data["faces"], path, len(lda.mean)) if data.get("faces") is not None else None
+        features = data.get("features", 1)
+        if isinstance(features, bool) or not isinstance(features, int) or features < 1:
+            raise ProfileError(f"{path}: 'features' must be a version number, not {features!r}")
+        # (a reader of older features is read, to be refused by ``check_model`` and learned again;
+        # its colour and value readers' sizes are those features')
+        faces = (
+            _faces_from_json(data["faces"], path, len(lda.mean), features == FEATURES_VERSION)
+            if data.get("faces") is not None
+            else None
+        )
         aspect = data.get("aspect")
         profile = DeckProfile(
             int(model["version"]),
@@ -594,6 +616,7 @@ def load_profile(path: Path, classifier: Any = None) -> DeckProfile:
             _among_from_json(data.get("network_among", {}), path),
             str(data.get("network_among_model", "")),
             None if data.get("network_word") is None else _word_from_json(data["network_word"], path),
+            features,
         )
     except (KeyError, TypeError, ValueError) as err:
         raise ProfileError(f"{path}: a required field is missing or malformed ({err})") from None
