@@ -65,9 +65,8 @@ class AdaptSettings:
     untaught_kind_reliability: float = 1.0
     #: a face is read as its colour times its value, each learned from every card of the deck with
     #: that colour or that value (one washed-out photo no longer decides its card alone), times the
-    #: whole-label reader's posterior to this power: low, since that reader learns one photo's light
-    #: and the value reader counts pips (0.5 before them; 0.25 read better on every check family, RESULTS)
-    face_joint_power: float = 0.25
+    #: whole-label reader's posterior to this power (tuned on the tuning families; RESULTS)
+    face_joint_power: float = 0.5
     #: where the deck's reader reads no card but the any-deck network names one of the deck's
     #: enrolled backs or faces this surely, the two words are mixed, the network's at this weight:
     #: the card is read as that card, doubted (an enrolment photo that taught the card wrongly, in a
