@@ -67,6 +67,9 @@ class AdaptSettings:
     #: that colour or that value (one washed-out photo no longer decides its card alone), times the
     #: whole-label reader's posterior to this power (tuned on the tuning families; RESULTS)
     face_joint_power: float = 0.5
+    #: ... and the colour's and the value's posteriors to this power: each learned from six photos,
+    #: they are surer than their own calibration says (1 before the value reader counted pips)
+    face_factor_power: float = 2.0
     #: where the deck's reader reads no card but the any-deck network names one of the deck's
     #: enrolled backs or faces this surely, the two words are mixed, the network's at this weight:
     #: the card is read as that card, doubted (an enrolment photo that taught the card wrongly, in a
@@ -392,9 +395,12 @@ class FaceFactors:
     #: made before it)
     ink: LinearDiscriminant | None = None
 
-    def combine(self, labels: list[str], joint: np.ndarray, features: np.ndarray, power: float) -> np.ndarray:
+    def combine(
+        self, labels: list[str], joint: np.ndarray, features: np.ndarray, power: float, factor_power: float = 1.0
+    ) -> np.ndarray:
         """``joint`` (N x len(labels) posteriors of whole labels) with the faces' share redrawn as
-        colour x value x joint ** ``power``; other labels (backs, T! cards) keep theirs.
+        (colour x value) ** ``factor_power`` x joint ** ``power``; other labels (backs, T! cards)
+        keep theirs.
 
         >>> f = FaceFactors(["red", "blue"], None, [4, 5], None)
         >>> f.combine(["red-4", "back-7"], np.array([[0.6, 0.4]]), np.zeros((1, 1)), 0.5).round(2).tolist()
@@ -411,10 +417,10 @@ class FaceFactors:
             if self.ink is not None:
                 pc = np.sqrt(pc * self.ink.posteriors(features[:, INK_COLUMNS]))
                 pc /= np.maximum(pc.sum(axis=1, keepdims=True), 1e-30)
-            score = score * pc[:, [self.colours.index(parts[i][0]) for i in faces]]
+            score = score * np.power(pc[:, [self.colours.index(parts[i][0]) for i in faces]], factor_power)
         if self.value is not None:
             pv = self.value.posteriors(features[:, SHAPE_COLUMNS])
-            score = score * pv[:, [self.values.index(parts[i][1]) for i in faces]]
+            score = score * np.power(pv[:, [self.values.index(parts[i][1]) for i in faces]], factor_power)
         out = joint.copy()
         out[:, faces] = score / np.maximum(score.sum(axis=1, keepdims=True), 1e-30) * part.sum(axis=1, keepdims=True)
         return out

@@ -258,7 +258,9 @@ class DeckProfile:
         up, turned = self._upright_and_turned
         whole = q[:, up] + q[:, turned]
         share_up = q[:, up] / np.maximum(whole, 1e-30)
-        redrawn = self.faces.combine([self.classes[k] for k in up], whole, features, SETTINGS.face_joint_power)
+        redrawn = self.faces.combine(
+            [self.classes[k] for k in up], whole, features, SETTINGS.face_joint_power, SETTINGS.face_factor_power
+        )
         out = q.copy()
         out[:, up] = redrawn * share_up
         out[:, turned] = redrawn * (1 - share_up)
