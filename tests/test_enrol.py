@@ -316,6 +316,32 @@ def test_the_marks_of_ink_counted_are_a_pip_decks_values() -> None:
     assert len(set(counts("texture"))) == 1
 
 
+def test_a_faces_colour_and_value_words_squared_read_the_same_face_more_surely() -> None:
+    """``FaceFactors.combine``'s ``factor_power`` (``AdaptSettings.face_factor_power``): the
+    colour and value readers' posteriors to that power name the same face, more surely."""
+    from scanner.read.adapt import INK_COLUMNS, SHAPE_COLUMNS, fit_face_factors
+
+    rng = np.random.default_rng(0)
+    colours = ("red", "blue", "green")
+    labels = [f"{c}-{v}" for c in colours for v in (1, 2, 3)]
+    rows, names = [], []
+    for label in labels:
+        colour, value = label.split("-")
+        for _ in range(30):
+            x = rng.normal(0, 1, INK_COLUMNS.stop).astype(np.float32)
+            x[int(value)] += 3.0  # a shape column says the value
+            x[SHAPE_COLUMNS.stop + colours.index(colour)] += 3.0  # a colour column, the colour
+            rows.append(x)
+            names.append(label)
+    faces = fit_face_factors(np.stack(rows), names)
+    probe = np.stack(rows[::30])
+    joint = np.full((len(labels), len(labels)), 1 / len(labels))
+    once = faces.combine(labels, joint, probe, 0.5, 1.0)
+    squared = faces.combine(labels, joint, probe, 0.5, 2.0)
+    assert once.argmax(axis=1).tolist() == squared.argmax(axis=1).tolist() == list(range(len(labels)))
+    assert (squared.max(axis=1) > once.max(axis=1)).all()
+
+
 def test_the_readers_shrinkage_is_the_one_held_out_crops_find_most_likely() -> None:
     """``fit_reader`` chooses the LDA's shrinkage by the held-out crops' log-likelihood under
     calibrated posteriors (held-out accuracies differ by a crop or two, too little to choose by)."""
