@@ -191,6 +191,34 @@ def test_an_enrolment_photo_gives_each_ways_outline_of_its_one_card() -> None:
     assert more  # the ways did not all agree to the pixel
 
 
+def test_a_card_found_one_way_alone_on_a_checked_cloth_is_refused(monkeypatch) -> None:
+    """The ribbon deck's T! back, small on a checked cloth: only the finder outlines it, turned off
+    the card. Learned from that, the deck read its T! pile as no card on 14 of 60 tables; the photo
+    is refused and taken again, and the retake is outlined where the card is."""
+    import dataclasses
+
+    import scanner.read.profile as profile_module
+    from scanner.labels import LABELS as ALL_LABELS
+    from scanner.metrics import quad_iou
+    from scanner.read.profile import card_outlines
+    from scanner.train.enrol_eval import RETAKE_SEEDS, card_photo_and_corners
+
+    scanner = load_scanner()
+    seed = 7_000_200 + ALL_LABELS.index("tweak-back")
+    photo, truth = card_photo_and_corners("tweak-back", family_deck("ribbon", 2), seed)
+    outlines, problem = card_outlines(photo, scanner.finder)
+    assert outlines == [] and "table's pattern" in problem and "again" in problem
+    with monkeypatch.context() as patched:
+        patched.setattr(
+            profile_module, "SETTINGS", dataclasses.replace(profile_module.SETTINGS, enrol_lone_way_check=False)
+        )
+        outlines, _ = card_outlines(photo, scanner.finder)
+    assert outlines and quad_iou(outlines[0], truth) < 0.7  # what would have been learned
+    photo, truth = card_photo_and_corners("tweak-back", family_deck("ribbon", 2), seed + RETAKE_SEEDS)
+    outlines, problem = card_outlines(photo, scanner.finder)
+    assert outlines and quad_iou(outlines[0], truth) > 0.85, problem
+
+
 def test_two_cards_in_an_enrolment_photo_are_named() -> None:
     from scanner.read.profile import single_card
 

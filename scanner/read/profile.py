@@ -965,7 +965,8 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
     def seen(quad: np.ndarray) -> bool:  # (where the finder sees card pixels at all)
         return prob is not None and map_support(prob, quad, size) >= OUTLINES.fuse_support
 
-    if prob is not None and len(_distinct_large([p[0][1] for p in places])) >= 3:
+    patterned = prob is not None and len(_distinct_large([p[0][1] for p in places])) >= 3
+    if patterned:
         # many card-sized outlines: a patterned surface (a checked cloth's squares); the card is
         # where the finder sees card pixels at all
         places = [p for p in places if seen(p[0][1])] or places
@@ -991,6 +992,12 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
             f"{1 + len(rivals)} card-shaped outlines found, a photo must show exactly one card"
             + (" (on a plain surface: a checked cloth's squares look like cards)" if len(rivals) > 2 else "")
         )
+    # an outline only one way found is not believed where that way is most often wrong: among a
+    # patterned cloth's squares (the finder's outline of a card there is often turned or cut off
+    # it), or where the finder, which sees cards of any art, sees no card at all (the cloth's own
+    # pattern); a deck learned from it reads that card as another, or as no card, surely
+    if SETTINGS.enrol_lone_way_check and prob is not None and ways(places[0]) < 2 and (patterned or not best_seen):
+        return [], "the card cannot be told apart from the table's pattern: take the photo again on a plain surface"
     kept: list[np.ndarray] = []  # the place's outlines in the ways' order: the chosen one first
     for _, quad in places[0]:
         if all(quad_iou(quad, k) < SETTINGS.same_outline for k in kept):
