@@ -219,6 +219,33 @@ def test_a_card_found_one_way_alone_on_a_checked_cloth_is_refused(monkeypatch) -
     assert outlines and quad_iou(outlines[0], truth) > 0.85, problem
 
 
+def test_a_card_photographed_close_is_taken_where_only_its_outline_is_found() -> None:
+    """A card photographed close (a phone held low): the finder, which learned cards of the mount's
+    size, sees it as its parts and hardly any card where it lies; the outline alone finds it. On a
+    plain table that is enough: the photo is not refused as a patterned cloth's would be."""
+    from dataclasses import replace
+
+    from scanner.find.detect import SETTINGS as OUTLINES
+    from scanner.find.detect import map_support
+    from scanner.metrics import quad_iou
+    from scanner.read.profile import card_outlines
+    from scanner.synth.table import PlacedCard, Scene, draw_scene, random_conditions
+
+    scanner = load_scanner()
+    for family, seed in (("ribbon", 1), ("ribbon", 2), ("pips", 2), ("pips", 4)):
+        rng = random.Random(seed)
+        scene = Scene((1000.0, 580.0))
+        scene.cards.append(PlacedCard("red-2", (500, 290), rng.uniform(-20, 20), "centre"))
+        rendered = draw_scene(
+            scene, replace(random_conditions(rng, harsh=False), zoom=3.5), family_deck(family, 1), rng, seed
+        )
+        truth = np.array(rendered.truth["cards"][0]["corners"], np.float32)
+        size = (rendered.image.shape[1], rendered.image.shape[0])
+        assert map_support(scanner.finder.find_and_map(rendered.image)[1], truth, size) < OUTLINES.fuse_support
+        outlines, problem = card_outlines(rendered.image, scanner.finder)
+        assert outlines and quad_iou(outlines[0], truth) > 0.9, (family, seed, problem)
+
+
 def test_two_cards_in_an_enrolment_photo_are_named() -> None:
     from scanner.read.profile import single_card
 

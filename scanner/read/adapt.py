@@ -82,8 +82,8 @@ class AdaptSettings:
     #: an enrolment photo's card is cut at each way's outline of it; outlines this alike (IoU) are one
     same_outline: float = 0.95
     same_place: float = 0.5  # ... and the scan's outline this alike (IoU) is of the same card
-    #: an enrolment photo's card found by one way alone is refused on a patterned surface, or
-    #: where the finder sees no card (``profile.card_outlines``)
+    #: an enrolment photo's card found by one way alone is refused on a patterned surface
+    #: (``profile.card_outlines``)
     enrol_lone_way_check: bool = True
     #: an enrolment outline is used where the colour changes across it (Lab distance over this) at
     #: this share of its length at least; under it no edge shows (glare, a table the card's colour)

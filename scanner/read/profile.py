@@ -992,11 +992,11 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
             f"{1 + len(rivals)} card-shaped outlines found, a photo must show exactly one card"
             + (" (on a plain surface: a checked cloth's squares look like cards)" if len(rivals) > 2 else "")
         )
-    # an outline only one way found is not believed where that way is most often wrong: among a
-    # patterned cloth's squares (the finder's outline of a card there is often turned or cut off
-    # it), or where the finder, which sees cards of any art, sees no card at all (the cloth's own
-    # pattern); a deck learned from it reads that card as another, or as no card, surely
-    if SETTINGS.enrol_lone_way_check and prob is not None and ways(places[0]) < 2 and (patterned or not best_seen):
+    # an outline only one way found is not believed among a patterned cloth's squares: the finder's
+    # outline of a small card there is often turned or cut off it, and a deck learned from it reads
+    # that card as another, or as no card, surely. (Not where the finder sees no card: it sees a
+    # card photographed close as its parts.)
+    if SETTINGS.enrol_lone_way_check and patterned and ways(places[0]) < 2:
         return [], "the card cannot be told apart from the table's pattern: take the photo again on a plain surface"
     kept: list[np.ndarray] = []  # the place's outlines in the ways' order: the chosen one first
     for _, quad in places[0]:
