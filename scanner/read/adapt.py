@@ -82,9 +82,10 @@ class AdaptSettings:
     #: an enrolment photo's card is cut at each way's outline of it; outlines this alike (IoU) are one
     same_outline: float = 0.95
     same_place: float = 0.5  # ... and the scan's outline this alike (IoU) is of the same card
-    #: an enrolment photo's card found by one way alone is refused on a patterned surface
-    #: (``profile.card_outlines``)
-    enrol_lone_way_check: bool = True
+    #: an enrolment photo's card found by one way alone on a patterned surface is refused where its
+    #: edge shows along less than this share of the outline (``profile.card_outlines``; ribbon
+    #: deck 2's photos: outlines on the card 0.95-1.0, turned or cut off it 0.62-0.73; 0: off)
+    enrol_lone_way_edge: float = 0.85
     #: an enrolment outline is used where the colour changes across it (Lab distance over this) at
     #: this share of its length at least; under it no edge shows (glare, a table the card's colour)
     #: and the photo is refused (the tuning families' glare photos: 0.23-0.30, true outlines ~1)

@@ -965,8 +965,8 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
     def seen(quad: np.ndarray) -> bool:  # (where the finder sees card pixels at all)
         return prob is not None and map_support(prob, quad, size) >= OUTLINES.fuse_support
 
-    patterned = prob is not None and len(_distinct_large([p[0][1] for p in places])) >= 3
-    if patterned:
+    quads = [p[0][1] for p in places]
+    if prob is not None and len(_distinct_large(quads)) >= 3:
         # many card-sized outlines: a patterned surface (a checked cloth's squares); the card is
         # where the finder sees card pixels at all
         places = [p for p in places if seen(p[0][1])] or places
@@ -992,11 +992,13 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
             f"{1 + len(rivals)} card-shaped outlines found, a photo must show exactly one card"
             + (" (on a plain surface: a checked cloth's squares look like cards)" if len(rivals) > 2 else "")
         )
-    # an outline only one way found is not believed among a patterned cloth's squares: the finder's
-    # outline of a small card there is often turned or cut off it, and a deck learned from it reads
-    # that card as another, or as no card, surely. (Not where the finder sees no card: it sees a
-    # card photographed close as its parts.)
-    if SETTINGS.enrol_lone_way_check and patterned and ways(places[0]) < 2:
+    # an outline only one way found among a patterned cloth's squares is believed only where the
+    # card's edge shows all round it: the finder's outline of a small card there is often turned or
+    # cut off it (across card and cloth), and a deck learned from it reads that card as another, or
+    # as no card, surely. (The card's own parts, a checked border's squares, are not the cloth's.)
+    outside = [q for q in quads if contained_share(best, q) < 0.5 and contained_share(q, best) < 0.5]
+    patterned = len(_distinct_large(outside)) >= 3 and max(map(_area, outside)) >= 0.5 * _area(best)
+    if ways(places[0]) < 2 and patterned and edge_shown(frame, best) < SETTINGS.enrol_lone_way_edge:
         return [], "the card cannot be told apart from the table's pattern: take the photo again on a plain surface"
     kept: list[np.ndarray] = []  # the place's outlines in the ways' order: the chosen one first
     for _, quad in places[0]:
