@@ -280,6 +280,25 @@ def test_a_checked_cloths_square_is_no_second_card_where_the_finder_sees_one_car
     assert corners is None and problem.startswith("2 card-shaped outlines found")
 
 
+@pytest.mark.parametrize("family", ["texture", "dark"])
+def test_a_card_photographed_on_the_printed_a3_mat_is_taken(family: str) -> None:
+    """A card lying inside the printed A3 mat's centre zone, its markers in view: a card there is
+    4.3 of the mat's markers' area (36 mm), and at four an outline was taken for the mat's own, so
+    the photo was refused ("card-shaped outlines found"). On A2 it was taken."""
+    from scanner.geometry.mat import MatLayout, mat_image
+    from scanner.metrics import quad_iou
+    from scanner.read.profile import single_card
+
+    photo = mat_image(MatLayout.paper("A3"), 2.0)  # 2 px a millimetre: a card is 126 x 176 px
+    card = cv2.resize(family_deck(family, 1).render("red-3", random.Random(1))[:, :, :3], (126, 176))
+    x0, y0 = photo.shape[1] // 2 - 63, int(photo.shape[0] * 0.68) - 88
+    photo[y0 : y0 + 176, x0 : x0 + 126] = card
+    truth = np.float32([[x0, y0], [x0 + 126, y0], [x0 + 126, y0 + 176], [x0, y0 + 176]])
+    corners, problem = single_card(photo, load_scanner().finder)
+    assert corners is not None, problem
+    assert quad_iou(corners, truth) > 0.9
+
+
 def test_an_enrolment_outline_across_glare_is_refused_not_learned(monkeypatch) -> None:
     """The pips deck's purple-6 under a lamp: the white card on a white glare shows no edge, and
     the outline found runs across the glare (a card learned from it read purple-6 cards as red-6

@@ -14,7 +14,7 @@ import pytest
 
 from scanner.find.detect import detect_cards, work_frame
 from scanner.geometry.crops import order_portrait, rotate_corners, warp_crop
-from scanner.geometry.mat import MatLayout, find_mat, mat_image, write_mat
+from scanner.geometry.mat import MatLayout, find_mat, mat_image, the_mats_own, write_mat
 from scanner.metrics import expected_cards, match
 from scanner.scan import load_scanner
 from scanner.synth.families import deck
@@ -111,6 +111,19 @@ def test_mat_markers_give_the_homography_and_zones(tmp_path):
     assert view.white is not None and view.white.mean() > 200 and view.black.mean() < 60
     pdf = write_mat(tmp_path / "mat.pdf", "A2")
     assert pdf.read_bytes().startswith(b"%PDF")
+
+
+def test_the_mats_border_is_its_own_and_a_card_on_it_is_not():
+    """The mat's border and zones have a card's proportions too: where its markers are in view, an
+    outline over six markers' area is the mat's. A card on the A3 mat is 4.3 of its markers (36 mm),
+    and was taken for the mat's at four."""
+    img = mat_image(MatLayout.paper("A3"), 2.0)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    h, w = gray.shape
+    border = np.float32([[5, 5], [w - 5, 5], [w - 5, h - 5], [5, h - 5]])
+    card = np.float32([[300, 200], [300 + 126, 200], [300 + 126, 200 + 176], [300, 200 + 176]])  # 63 x 88 mm
+    assert the_mats_own(gray, [border, card]) == [True, False]
+    assert the_mats_own(np.full_like(gray, 128), [border, card]) == [False, False]  # no marker in view
 
 
 def test_rendered_mat_scenes_give_a_true_homography():

@@ -17,6 +17,11 @@ import numpy as np
 ARUCO_DICT = cv2.aruco.DICT_4X4_50
 MARKER_IDS = (0, 1, 2, 3)  # top-left, top-right, bottom-right, bottom-left
 PAPER = {"A3": (420.0, 297.0), "A2": (594.0, 420.0)}
+#: an outline larger than this many of the mat's markers' area is the mat's, not a card: a marker's
+#: side is 0.085 of the mat's width (36 mm on A3, 50 on A2), so a card (63 x 88 mm) is 4.3 markers
+#: on A3 and 2.2 on A2; the mat's border is about 100, its deck and T! boxes 8.3 on A3 (4.3 on A2, where
+#: their printed line shows no edge of a card)
+MAT_PART_AREA = 6.0
 
 
 @dataclass(frozen=True)
@@ -173,6 +178,21 @@ def find_markers(gray: np.ndarray, min_perimeter: float | None = None) -> list[t
     if ids is None:
         return []
     return [(int(i), quad.reshape(4, 2)) for quad, i in zip(corners, ids.ravel()) if int(i) in MARKER_IDS]
+
+
+def the_mats_own(gray: np.ndarray, quads: list[np.ndarray]) -> list[bool]:
+    """Which of ``quads`` are the play mat's own outlines (its border, its zones): where the mat's
+    markers are in view, an outline over MAT_PART_AREA markers' area is larger than a card on any
+    paper size, whatever its shape.
+
+    >>> the_mats_own(np.full((200, 300), 255, np.uint8), [np.zeros((4, 2), np.float32)])  # no marker seen
+    [False]
+    """
+    markers = find_markers(gray)
+    if not markers:
+        return [False] * len(quads)
+    marker = float(np.median([cv2.contourArea(m.astype(np.float32)) for _, m in markers]))
+    return [float(cv2.contourArea(np.asarray(q, np.float32).reshape(4, 2))) > MAT_PART_AREA * marker for q in quads]
 
 
 def find_mat(frame: np.ndarray, layout: MatLayout) -> MatView | None:

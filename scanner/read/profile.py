@@ -72,7 +72,6 @@ from scanner.read.adapt import (
 
 PROFILE_VERSION = 2
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
-MAT_PART_AREA = 4.0  # an outline larger than this many of the mat's markers is the mat's, not a card
 NONE = "none"
 #: labels of one kind that differ in what the any-deck network was trained to read on every art
 #: (a back's number, RULES R1.2; a face's colour and value, R1.1): within such a group that network
@@ -1018,18 +1017,13 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
 
 
 def _off_the_mat(frame: np.ndarray, found: list[tuple[int, np.ndarray]]) -> list[tuple[int, np.ndarray]]:
-    """Without the play mat's own outlines (its border, its zones): where the mat's markers are in
-    view, a card is about 1.5 times a marker's area (63 x 88 mm against 60 x 60), so an outline
-    over MAT_PART_AREA markers' area is the mat's, whatever its shape."""
+    """Without the play mat's own outlines (its border, its zones: ``mat.the_mats_own``)."""
     import cv2
 
-    from scanner.geometry.mat import find_markers
+    from scanner.geometry.mat import the_mats_own
 
-    markers = find_markers(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
-    if not markers:
-        return found
-    marker = float(np.median([_area(m) for _, m in markers]))
-    return [(way, q) for way, q in found if _area(q) <= MAT_PART_AREA * marker]
+    own = the_mats_own(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), [q for _, q in found])
+    return [f for f, mats in zip(found, own) if not mats]
 
 
 def _distinct_large(quads: list[np.ndarray]) -> list[np.ndarray]:
