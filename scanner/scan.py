@@ -25,7 +25,7 @@ from scanner.find.detect import (
 )
 from scanner.find.segment import profiles_across_sides, snap_many
 from scanner.geometry.crops import card_crop, order_portrait, rotate_corners
-from scanner.geometry.mat import MatLayout, MatView, find_markers, find_mat
+from scanner.geometry.mat import MatLayout, MatView, find_markers, find_mat, the_mats_own
 from scanner.labels import FACES, back_number, label_kind
 from scanner.metrics import quad_iou
 from scanner.read.classify import ANY_DECK_MODEL, DEFAULT_MODEL, MIN_CONFIDENCE, CardClassifier, ClassifierError
@@ -91,6 +91,7 @@ class ScanSettings:
     learned_card_length: float = 0.053
     rescale_between: tuple[float, float] = (1.3, 10.0)
     rescale_alone: float = 3.5  # ... but one outline alone longer than this is the play mat's printed line
+    alone_edge_shown: float = 0.9  # ... unless the colour changes across each of its sides along this share
     # ... and an outline tiled by the finder's quads of the size it learned (each this share of it
     # or more, lying apart, together this share) is cards side by side, not one card seen nearer
     group_part: float = 0.15
@@ -349,44 +350,8 @@ class Scanner:
         look_again: bool = True,
         first: tuple[list[Detection], np.ndarray] | None = None,
     ) -> tuple[list[Detection], np.ndarray]:
-        """The learned finder's cards and map. The finder learned cards of one size in the frame
-        (a camera at the mount's height); where the classical outlines (art- and size-blind) show
-        cards of a size far from it that the finder did not find, it looks again at the width
-        that shows them at its size, and that look is kept if it finds more of the outlines.
-        ``look_again=False``: not (a won pile spread out: its cards lie side by side in groups
-        whose joint outline has a card's proportions, and its picture is taken nearer). ``first``:
-        the finder's first look, where it was already taken."""
-        learned, prob = first if first is not None else self.finder.find_and_map(frame, gray)
-        width = self._rescaled_width(learned, outlines, frame.shape[1]) if look_again else None
-        if width is None:
-            return learned, prob
-        second, second_prob = self.finder.find_and_map(frame, gray, width)
-        if _outlines_found(second, outlines) > _outlines_found(learned, outlines):
-            return second, second_prob
-        return learned, prob
-
-    def _rescaled_width(self, learned: list[Detection], outlines: list[Detection], frame_width: int) -> int | None:
-        """The finder's input width that shows the outlined cards at the size it learned, where
-        some outline is not one of its cards and they are much longer than it learned; None
-        otherwise (and for one outline alone far longer: a mat's printed line has a card's
-        proportions)."""
-        low, high = SETTINGS.rescale_between
-
-        def ratio(quads: list[Detection]) -> float:  # their median length over the learned one
-            return float(np.median([_sides(d.corners)[1] for d in quads])) / frame_width / SETTINGS.learned_card_length
-
-        if not outlines or not low < ratio(outlines) <= high:  # (most frames: no more work)
-            return None
-        # an outline tiled by the finder's cards is cards side by side (touching), not one seen nearer
-        outlines = [o for o in outlines if not _holds_cards(o, learned, frame_width)]
-        if not outlines:
-            return None
-        longer = ratio(outlines)
-        if not low < longer <= high or (longer > SETTINGS.rescale_alone and len(outlines) < 2):
-            return None
-        if _outlines_found(learned, outlines) == len(outlines):
-            return None
-        return max(64, int(round(self.finder.width / longer / 16)) * 16)
+        """``finder_cards`` with this scanner's finder."""
+        return finder_cards(self.finder, frame, gray, outlines, look_again, first)
 
     def _not_of_the_deck(self, pred: Any) -> bool:
         """With a deck profile: read as one of the deck's enrolled cards, but too unsurely to be one
@@ -983,6 +948,99 @@ def _holds_cards(outline: Detection, learned: list[Detection], frame_width: int)
         return False
     length = float(np.median([_sides(d.corners)[1] for d in apart])) / frame_width
     return length <= SETTINGS.rescale_between[0] * SETTINGS.learned_card_length
+
+
+def finder_cards(
+    finder: Any,
+    frame: np.ndarray,
+    gray: np.ndarray | None,
+    outlines: list[Detection],
+    look_again: bool = True,
+    first: tuple[list[Detection], np.ndarray] | None = None,
+) -> tuple[list[Detection], np.ndarray]:
+    """The learned finder's cards and map. The finder learned cards of one size in the frame
+    (a camera at the mount's height); where the classical outlines (art- and size-blind) show
+    cards of a size far from it that the finder did not find, it looks again at the width
+    that shows them at its size, and that look is kept if it finds more of the outlines.
+    ``look_again=False``: not (a won pile spread out: its cards lie side by side in groups
+    whose joint outline has a card's proportions, and its picture is taken nearer). ``first``:
+    the finder's first look, where it was already taken."""
+    learned, prob = first if first is not None else finder.find_and_map(frame, gray)
+    width, alone = _rescaling(finder.width, learned, outlines, frame.shape[1], frame) if look_again else (None, None)
+    if width is None:
+        return learned, prob
+    second, second_prob = finder.find_and_map(frame, gray, width)
+    if _outlines_found(second, outlines) > _outlines_found(learned, outlines):
+        return (second if alone is None else _onto_the_outline(second, alone)), second_prob
+    return learned, prob
+
+
+def rescaled_width(
+    finder_width: int,
+    learned: list[Detection],
+    outlines: list[Detection],
+    frame_width: int,
+    frame: np.ndarray | None = None,
+) -> int | None:
+    """The finder's input width that shows the outlined cards at the size it learned, where
+    some outline is not one of its cards and they are much longer than it learned; None
+    otherwise (and for one outline alone far longer, unless ``frame`` shows it is one card seen
+    near: a mat's printed line has a card's proportions)."""
+    return _rescaling(finder_width, learned, outlines, frame_width, frame)[0]
+
+
+def _rescaling(
+    finder_width: int,
+    learned: list[Detection],
+    outlines: list[Detection],
+    frame_width: int,
+    frame: np.ndarray | None,
+) -> tuple[int | None, Detection | None]:
+    """``rescaled_width``, and the one outline alone it was found for where it is that case."""
+    low, high = SETTINGS.rescale_between
+
+    def ratio(quads: list[Detection]) -> float:  # their median length over the learned one
+        return float(np.median([_sides(d.corners)[1] for d in quads])) / frame_width / SETTINGS.learned_card_length
+
+    if not outlines or not low < ratio(outlines) <= high:  # (most frames: no more work)
+        return None, None
+    # an outline tiled by the finder's cards is cards side by side (touching), not one seen nearer
+    outlines = [o for o in outlines if not _holds_cards(o, learned, frame_width)]
+    if not outlines:
+        return None, None
+    longer = ratio(outlines)
+    if not low < longer <= high:
+        return None, None
+    alone = longer > SETTINGS.rescale_alone and len(outlines) < 2
+    if alone and not _seen_near(frame, outlines[0]):
+        return None, None
+    if _outlines_found(learned, outlines) == len(outlines):
+        return None, None
+    return max(64, int(round(finder_width / longer / 16)) * 16), (outlines[0] if alone else None)
+
+
+def _onto_the_outline(found: list[Detection], outline: Detection) -> list[Detection]:
+    """``found`` (the finder's look for one card seen near, at a few dozen pixels' width), its quad
+    of that card moved onto ``outline``, which follows the card's edge all round to the pixel
+    where the look's quad lies coarsely, and not weak (the outline alone makes it a card). Not
+    onto an outline smaller than the quad: a panel printed inside the card shows an edge too."""
+    return [
+        replace(d, corners=outline.corners, weak=False)
+        if quad_iou(outline.corners, d.corners) >= DETECT_SETTINGS.fuse_same and outline.area >= d.area
+        else d
+        for d in found
+    ]
+
+
+def _seen_near(frame: np.ndarray | None, outline: Detection) -> bool:
+    """Whether one long ``outline`` alone is a card seen near: the edge of something lying on the
+    table (the colour changes across each side: not a line printed on a mat, the same mat either
+    side) and not the play mat's own border (``mat.the_mats_own``: its markers in view)."""
+    if frame is None:
+        return False
+    if side_contrasts(frame, outline.corners, SETTINGS.shape_edge_contrast).min() < SETTINGS.alone_edge_shown:
+        return False
+    return not the_mats_own(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), [outline.corners])[0]
 
 
 def _outlines_found(found: list[Detection], outlines: list[Detection]) -> int:

@@ -7,6 +7,7 @@ import dataclasses
 import json
 import random
 
+import cv2
 import numpy as np
 import pytest
 
@@ -26,10 +27,10 @@ from scanner.read.classify import (
 )
 from scanner.read.profile import enrol_cards, single_card
 from scanner.scan import SETTINGS as SCAN_SETTINGS
-from scanner.scan import Scanner, load_scanner
+from scanner.scan import Scanner, load_scanner, rescaled_width
 from scanner.synth.cards import CARD_H, CARD_W
 from scanner.synth.families import CHECK_FAMILIES, FAMILIES, TUNING_FAMILIES, deck
-from scanner.synth.table import draw_scene, random_conditions, random_scene, render_table
+from scanner.synth.table import PlacedCard, Scene, draw_scene, random_conditions, random_scene, render_table
 from scanner.train.enrol_eval import card_photo
 
 
@@ -99,6 +100,23 @@ def test_cards_seen_from_a_camera_hung_lower_are_found_whole() -> None:
     assert all(max(quad_iou(t, c.corners) for c in found) > 0.9 for t in truth)
 
 
+def test_one_card_seen_near_alone_is_found_whole() -> None:
+    """One card of the pips family alone on a wooden table, the camera five times nearer than the
+    finder learned: its first look finds the pips as cards, and one outline alone that long was
+    taken for a mat's printed line, so the finder did not look again. An outline with an edge all
+    round is something lying there, not a printed line."""
+    rng = random.Random(9_100_009)
+    scene = Scene((1000.0, 580.0))
+    scene.cards.append(PlacedCard("purple-6", (480.0, 300.0), 35.0, "centre"))
+    conditions = dataclasses.replace(random_conditions(rng, harsh=False), surface="wood", zoom=5.0)
+    rendered = draw_scene(scene, conditions, deck("pips", 1), rng, 9_100_009)
+    truth = np.array(rendered.truth["cards"][0]["corners"], np.float32)
+    assert not rendered.truth["cards"][0].get("truncated")
+    found = load_scanner().scan(rendered.image).cards
+    assert [card.label for card in found] == ["purple-6"]
+    assert quad_iou(found[0].corners, truth) > 0.9
+
+
 def test_the_finder_looks_again_only_at_cards_much_longer_than_it_learned() -> None:
     scanner = load_scanner()
     frame_width = 1280
@@ -108,23 +126,32 @@ def test_the_finder_looks_again_only_at_cards_much_longer_than_it_learned() -> N
         return Detection(box(100, 100, long / 1.4, long), 0.9)
 
     two = [card(0.12), card(0.12)]
-    width = scanner._rescaled_width([], two, frame_width)
+    width = rescaled_width(scanner.finder.width, [], two, frame_width)
     assert width is not None and width % 16 == 0
     # the cards, that much longer, come out as long in the finder's input as it learned them
     assert 0.12 * width == pytest.approx(SCAN_SETTINGS.learned_card_length * scanner.finder.width, rel=0.05)
-    assert scanner._rescaled_width(two, two, frame_width) is None  # the finder found them itself
-    assert scanner._rescaled_width([], [card(0.055)], frame_width) is None  # the size it learned
-    assert scanner._rescaled_width([], [card(0.03)], frame_width) is None  # farther: it finds them
-    assert scanner._rescaled_width([], [card(0.34)], frame_width) is None  # alone: the mat's printed line
-    few = scanner._rescaled_width([], [card(0.34), card(0.34)], frame_width)  # a photo of a few cards
+    assert rescaled_width(scanner.finder.width, two, two, frame_width) is None  # the finder found them itself
+    assert rescaled_width(scanner.finder.width, [], [card(0.055)], frame_width) is None  # the size it learned
+    assert rescaled_width(scanner.finder.width, [], [card(0.03)], frame_width) is None  # farther: it finds them
+    assert rescaled_width(scanner.finder.width, [], [card(0.34)], frame_width) is None  # alone: the mat's printed line
+    # ... unless the frame shows it is the edge of something lying there: one card seen near
+    alone = card(0.34)
+    corners = alone.corners.astype(np.int32).reshape(-1, 1, 2)
+    table = np.full((720, frame_width, 3), 90, np.uint8)
+    line = cv2.polylines(table.copy(), [corners], True, (230, 230, 230), 3)
+    near = cv2.fillPoly(table.copy(), [corners], (230, 230, 230))
+    assert rescaled_width(scanner.finder.width, [], [alone], frame_width, line) is None
+    near_width = rescaled_width(scanner.finder.width, [], [alone], frame_width, near)
+    assert near_width is not None and 0.34 * near_width == pytest.approx(0.12 * width, rel=0.1)
+    few = rescaled_width(scanner.finder.width, [], [card(0.34), card(0.34)], frame_width)  # a photo of a few cards
     assert few is not None and 0.34 * few == pytest.approx(0.12 * width, rel=0.1)
-    assert scanner._rescaled_width([], [card(0.7), card(0.7)], frame_width) is None  # not cards of a table
+    assert rescaled_width(scanner.finder.width, [], [card(0.7), card(0.7)], frame_width) is None  # not cards of a table
     # two cards of the size it learned side by side, outlined together: not one card seen nearer
     long = SCAN_SETTINGS.learned_card_length * frame_width
     pair = [Detection(box(100 + k * long / 1.4, 100, long / 1.4, long), 0.9) for k in (0, 1)]
     together = Detection(box(100, 100, 2 * long / 1.4, long), 0.9)
-    assert scanner._rescaled_width(pair, [together], frame_width) is None
-    assert scanner._rescaled_width(pair[:1], [together], frame_width) is not None  # half of it: a part
+    assert rescaled_width(scanner.finder.width, pair, [together], frame_width) is None
+    assert rescaled_width(scanner.finder.width, pair[:1], [together], frame_width) is not None  # half of it: a part
 
 
 def test_touching_cards_each_outlined_whole_stay_two_cards(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -321,7 +321,7 @@ class CardFinder:
         """``find``'s cards and the network's map of card pixels they came from (probabilities, at
         the output's reduced resolution): how much of any outline the network takes for card.
         ``width``: the input's width, when not ``self.width`` (cards seen nearer or farther than
-        the finder learned them: ``Scanner._rescaled_width``)."""
+        the finder learned them: ``scan.rescaled_width``)."""
         h, w = frame.shape[:2]
         prob, geometry = self.run(frame, width)
         if gray is None:
