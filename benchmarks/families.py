@@ -1,27 +1,28 @@
 """Unseen art: the scanner on decks of art families nobody trained on (issue: recognise any deck).
 
     python benchmarks/families.py [--families pips,texture,...] [--tables 40] [--deck 1] [--first SEED] [--clutter]
-        [--few] [--zoom Z] [--no-enrol] [--no-retake | --retakes N] [--shots N] [--laid-out N] [--leave-out N]
-        [--finder PATH] [--only KINDS]
+        [--few] [--zoom Z] [--enrol-zoom Z] [--no-enrol] [--no-retake | --retakes N] [--shots N] [--laid-out N]
+        [--leave-out N] [--finder PATH] [--only KINDS]
 
 For each family (``scanner/synth/families.py``: tuning families first, then the families kept for
 checking), one deck is drawn; it is enrolled from one photo per label (a card anywhere on a table,
-everyday light; a photo enrolment refuses is taken again, up to twice (``--retakes N``: N times),
-as a user would, unless ``--no-retake``) and its tables (1-16 centre cards plus deck, T! pile and
-won piles; mixed light) are scanned zero-shot and with the profile. Prints card recall and precision (IoU 0.5, required
-cards: complete, at most a quarter hidden), labels right of the cards found, frames all right,
-the enrolment's time and the scan's median time a frame. ``--clutter``: things that are not cards
-lie on the tables too (``scanner/synth/clutter.py``); the cards found on them are counted by kind.
-``--few``: tables of 1-4 centre cards and nothing else (no deck, no piles; seeds from 42,000,000).
-``--zoom Z``: the camera Z times closer than one framing the table (cards Z times as long: another
-camera height or lens). ``--shots N``: N photos of each card to enrol from, each elsewhere in
-other light (the first taken again where refused, the others kept as taken). ``--no-enrol``:
-zero-shot only. ``--laid-out N``: the deck enrolled from N photos of each of the two sheets of the
-standard layout (``scanner.read.layout``: the cards laid out in rows) instead of one photo a card
-(a sheet's photo whose rows do not match its list is laid and taken again, up to twice, unless
-``--no-retake``). ``--leave-out N``: N faces enrolled without a photo (a partly enrolled deck:
-each colour and each value left out as evenly as N allows, ``left_out``); how often those faces
-are read right is printed too.
+everyday light; a photo enrolment refuses is taken again, up to twice (``--retakes N``: N times), as
+a user would, unless ``--no-retake``) and its tables (1-16 centre cards plus deck, T! pile and won
+piles; mixed light) are scanned zero-shot and with the profile. Prints card recall and precision
+(IoU 0.5, required cards: complete, at most a quarter hidden), labels right of the cards found,
+frames all right, the enrolment's time and the scan's median time a frame. ``--clutter``: things
+that are not cards lie on the tables too (``scanner/synth/clutter.py``); the cards found on them are
+counted by kind. ``--few``: tables of 1-4 centre cards and nothing else (no deck, no piles; seeds
+from 42,000,000). ``--zoom Z``: the camera Z times closer than one framing the table (cards Z times
+as long: another camera height or lens). ``--enrol-zoom Z``: the enrolment photos taken Z times
+closer (a person photographing each card close, the card nearer the photo's middle). ``--shots N``:
+N photos of each card to enrol from, each elsewhere in other light (the first taken again where
+refused, the others kept as taken). ``--no-enrol``: zero-shot only. ``--laid-out N``: the deck
+enrolled from N photos of each of the two sheets of the standard layout (``scanner.read.layout``:
+the cards laid out in rows) instead of one photo a card (a sheet's photo whose rows do not match its
+list is laid and taken again, up to twice, unless ``--no-retake``). ``--leave-out N``: N faces
+enrolled without a photo (a partly enrolled deck: each colour and each value left out as evenly as N
+allows, ``left_out``); how often those faces are read right is printed too.
 ``--only KINDS``: only the photos of these kinds of card enrolled (``scanner.labels.label_kind``:
 faces, backs, tweak, special; e.g. ``--only tweak``, the five T! cards' photos): the other kinds
 are read by the any-deck network's word (``DeckProfile.network_word``).
@@ -119,6 +120,7 @@ def main() -> None:
     parser.add_argument("--clutter", action="store_true", help="things that are not cards on the tables too")
     parser.add_argument("--few", action="store_true", help="tables of 1-4 centre cards and nothing else")
     parser.add_argument("--zoom", type=float, default=1.0, help="the camera this many times closer (cards longer)")
+    parser.add_argument("--enrol-zoom", type=float, default=1.0, help="enrolment photos this many times closer")
     parser.add_argument("--no-enrol", action="store_true", help="zero-shot only")
     parser.add_argument("--no-retake", action="store_true", help="keep the first photo of each label, even refused")
     parser.add_argument("--retakes", type=int, default=2, help="times a refused photo is taken again")
@@ -132,8 +134,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.retakes < 0:
         parser.error(f"--retakes {args.retakes}: give 0 or more")
-    if args.zoom <= 0:
-        parser.error(f"--zoom {args.zoom}: give a factor above 0 (1: as rendered)")
+    if args.zoom <= 0 or args.enrol_zoom <= 0:
+        parser.error(f"--zoom {args.zoom}, --enrol-zoom {args.enrol_zoom}: give factors above 0 (1: as rendered)")
     if args.shots < 1:
         parser.error(f"--shots {args.shots}: give 1 or more photos of each card")
     if args.laid_out < 0:
@@ -155,6 +157,7 @@ def main() -> None:
     first = FEW_FIRST if args.few else args.first
     shown = ", 1-4 cards alone" if args.few else clutter
     shown += f", zoom {args.zoom:g}" if args.zoom != 1.0 else ""
+    shown += f", enrolment photos at zoom {args.enrol_zoom:g}" if args.enrol_zoom != 1.0 else ""
     shown += f", finder {args.finder}" if args.finder else ""
     shown += f", {args.shots} photos a card" if args.shots != 1 else ""
     shown += f", enrolled from {args.laid_out} photos of each laid-out sheet" if args.laid_out else ""
@@ -185,7 +188,7 @@ def main() -> None:
                     d, Path(tmp), args.deck, args.laid_out, None if args.no_retake else scanner, retakes
                 )
             else:
-                retaken = enrol_photos(d, Path(tmp), scanner.finder, args.deck, retakes, args.shots)
+                retaken = enrol_photos(d, Path(tmp), scanner.finder, args.deck, retakes, args.shots, args.enrol_zoom)
             for label in left_out(args.leave_out):
                 shutil.rmtree(Path(tmp) / label, ignore_errors=True)
             for label in LABELS if only else ():

@@ -24,29 +24,38 @@ from scanner.labels import LABELS
 MAX_OCCLUDED = 0.25
 
 
-def card_photo(label: str, style: Any, seed: int) -> np.ndarray:
-    """One card on a table, anywhere, at any angle, in everyday light (an enrolment photo)."""
-    return card_photo_and_corners(label, style, seed)[0]
+def card_photo(label: str, style: Any, seed: int, zoom: float = 1.0) -> np.ndarray:
+    """One card on a table, anywhere, at any angle, in everyday light (an enrolment photo);
+    ``zoom``: the camera that many times nearer, the card nearer the photo's middle (as a person
+    taking it close would hold it in view)."""
+    return card_photo_and_corners(label, style, seed, zoom)[0]
 
 
-def card_photo_and_corners(label: str, style: Any, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def card_photo_and_corners(label: str, style: Any, seed: int, zoom: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """``card_photo``, and the card's true corners in it."""
+    from dataclasses import replace
+
     from scanner.synth.table import PlacedCard, Scene, draw_scene, random_conditions
 
     rng = random.Random(seed)
     scene = Scene((1000.0, 580.0))
-    scene.cards.append(PlacedCard(label, (rng.uniform(250, 750), rng.uniform(150, 430)), rng.uniform(0, 360), "centre"))
+    x, y = rng.uniform(250, 750), rng.uniform(150, 430)
+    centre = (500 + (x - 500) / zoom, 290 + (y - 290) / zoom)
+    scene.cards.append(PlacedCard(label, centre, rng.uniform(0, 360), "centre"))
     cond = random_conditions(rng, harsh=False)
-    rendered = draw_scene(scene, cond, style, rng, seed)
+    rendered = draw_scene(scene, replace(cond, zoom=zoom) if zoom != 1.0 else cond, style, rng, seed)
     return rendered.image, np.array(rendered.truth["cards"][0]["corners"], np.float32)
 
 
-def enrol_photos(style: Any, folder: Path, finder: Any = None, deck: int = 1, retakes: int = 2, shots: int = 1) -> int:
+def enrol_photos(
+    style: Any, folder: Path, finder: Any = None, deck: int = 1, retakes: int = 2, shots: int = 1, zoom: float = 1.0
+) -> int:
     """One photo of each label of ``style``'s deck in ``folder``/<label>/0.jpg, taken as a user
     would: a photo enrolment refuses (``card_outlines``: no card, two cards, no edge showing) is
     taken again elsewhere on the table in other light, up to ``retakes`` times, as the refusal
     asks; the last is kept whatever it shows. ``shots`` > 1: as many photos of each card, each
-    elsewhere in other light (<label>/1.jpg, ...; those are kept as taken). Returns the photos
+    elsewhere in other light (<label>/1.jpg, ...; those are kept as taken). ``zoom``: each photo
+    taken that many times nearer than the mount's height (``card_photo``). Returns the photos
     taken again."""
     from scanner.read.profile import card_outlines
 
@@ -54,14 +63,14 @@ def enrol_photos(style: Any, folder: Path, finder: Any = None, deck: int = 1, re
     for k, label in enumerate(LABELS):
         seed = 7_000_000 + 100 * deck + k
         for attempt in range(retakes + 1):
-            photo = card_photo(label, style, seed + RETAKE_SEEDS * attempt)
+            photo = card_photo(label, style, seed + RETAKE_SEEDS * attempt, zoom)
             if attempt == retakes or card_outlines(photo, finder)[0]:
                 break
             retaken += 1
         (folder / label).mkdir(parents=True, exist_ok=True)
         cv2.imwrite(str(folder / label / "0.jpg"), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
         for shot in range(1, shots):  # (seeds after every retake's)
-            photo = card_photo(label, style, seed + RETAKE_SEEDS * (retakes + shot))
+            photo = card_photo(label, style, seed + RETAKE_SEEDS * (retakes + shot), zoom)
             cv2.imwrite(str(folder / label / f"{shot}.jpg"), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
     return retaken
 
