@@ -26,8 +26,8 @@ MAX_OCCLUDED = 0.25
 
 def card_photo(label: str, style: Any, seed: int, zoom: float = 1.0) -> np.ndarray:
     """One card on a table, anywhere, at any angle, in everyday light (an enrolment photo);
-    ``zoom``: the camera that many times nearer, the card nearer the photo's middle (as a person
-    taking it close would hold it in view)."""
+    ``zoom``: the camera that many times nearer, the card that many times nearer the photo's middle
+    (in the photo's share) than at the mount's height, as a person taking it close keeps it whole."""
     return card_photo_and_corners(label, style, seed, zoom)[0]
 
 
@@ -40,7 +40,7 @@ def card_photo_and_corners(label: str, style: Any, seed: int, zoom: float = 1.0)
     rng = random.Random(seed)
     scene = Scene((1000.0, 580.0))
     x, y = rng.uniform(250, 750), rng.uniform(150, 430)
-    centre = (500 + (x - 500) / zoom, 290 + (y - 290) / zoom)
+    centre = (500 + (x - 500) / zoom**2, 290 + (y - 290) / zoom**2)  # (the view is 1 / zoom as wide)
     scene.cards.append(PlacedCard(label, centre, rng.uniform(0, 360), "centre"))
     cond = random_conditions(rng, harsh=False)
     rendered = draw_scene(scene, replace(cond, zoom=zoom) if zoom != 1.0 else cond, style, rng, seed)
