@@ -943,6 +943,8 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
     from scanner.metrics import quad_iou
 
     found = [(0, d.corners) for d in detect_cards(frame, consistent=False, enrolment=True)]
+    if not found:
+        found = [(0, quad) for quad in _near_card_outlines(frame)]
     blob = dominant_outline(frame)
     if blob is not None:
         found.append((1, blob))
@@ -1014,6 +1016,29 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
             "take the photo again out of direct light, on a plain darker surface"
         )
     return shown, ""
+
+
+def _near_card_outlines(frame: np.ndarray) -> list[np.ndarray]:
+    """Outlines of a card photographed nearer than the mount's height, looked for at half the
+    outlines' working width where that width found none: close, a picture printed to the card's
+    border breaks its edge into pieces that the working width does not join (the photo deck's
+    cards, 3-4 times nearer), and at half that width they close. Only those longer than the
+    finder's learned card by ``rescale_between``'s lower bound (at the mount's height the working
+    width outlines a card best)."""
+    import cv2
+
+    from scanner.find.detect import SETTINGS as OUTLINES
+    from scanner.find.detect import detect_cards
+    from scanner.scan import SETTINGS as SCAN
+
+    half = OUTLINES.work_width // 2
+    width = frame.shape[1]
+    if width <= half:
+        return []
+    coarse = cv2.resize(frame, (half, round(frame.shape[0] * half / width)), interpolation=cv2.INTER_AREA)
+    shortest = SCAN.rescale_between[0] * SCAN.learned_card_length * width
+    quads = [d.corners * (width / half) for d in detect_cards(coarse, consistent=False, enrolment=True)]
+    return [q for q in quads if max(np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])) >= shortest]
 
 
 def _off_the_mat(frame: np.ndarray, found: list[tuple[int, np.ndarray]]) -> list[tuple[int, np.ndarray]]:
