@@ -317,6 +317,61 @@ def test_a_card_photographed_close_whose_picture_breaks_its_edge_is_outlined_who
     assert quad_iou(corners, truth) > 0.85
 
 
+def test_a_card_photographed_close_seen_only_as_its_numeral_is_outlined_whole() -> None:
+    """The photo deck's orange-5 photographed four times nearer than the mount's height on the
+    white mat: no outline finds its pale edge, and the finder's first look sees only its numeral
+    panel, which was learned as the card (IoU 0.26). The finder's coarser look sees the whole card
+    at the size it learned, holding that panel."""
+    from scanner.labels import LABELS as ALL_LABELS
+    from scanner.metrics import quad_iou
+    from scanner.read.profile import single_card
+    from scanner.train.enrol_eval import card_photo_and_corners
+
+    photo, truth = card_photo_and_corners(
+        "orange-5", family_deck("photo", 1), 7_000_100 + ALL_LABELS.index("orange-5"), zoom=4.0
+    )
+    corners, problem = single_card(photo, load_scanner().finder)
+    assert corners is not None, problem
+    assert quad_iou(corners, truth) > 0.9
+
+
+def test_a_coarse_look_believes_only_a_card_sized_quad_holding_the_part() -> None:
+    """``_whole_card_around`` takes a coarse quad holding the chosen outline only where it is
+    card-shaped, the size the finder learned at that width, and the card's edge shows along it."""
+    import scanner.read.profile as profile_module
+    from scanner.find.detect import Detection
+    from scanner.scan import SETTINGS as SCAN
+
+    frame = np.full((720, 1280, 3), 60, np.uint8)
+    learned = SCAN.learned_card_length * 1280 * 4  # the learned length at a quarter of the finder's width
+    x0, y0 = 500.0, 200.0
+    card = np.float32([[x0, y0], [x0 + learned / 1.4, y0], [x0 + learned / 1.4, y0 + learned], [x0, y0 + learned]])
+    cv2.fillConvexPoly(frame, card.astype(np.int32), (230, 230, 230))
+    panel = np.float32([[x0 + 40, y0 + 60], [x0 + 80, y0 + 60], [x0 + 80, y0 + 116], [x0 + 40, y0 + 116]])
+
+    class Finder:
+        width = 544
+
+        def __init__(self, quads: list[np.ndarray]) -> None:
+            self.quads = quads
+
+        def find_and_map(self, image, gray=None, width=None):
+            return ([Detection(q, 1.0) for q in self.quads] if width == 128 else []), None
+
+    assert profile_module._whole_card_around(frame, Finder([card]), panel) is not None
+    # twice the learned size at that width: the finder sees a card's parts and the table as one
+    big = (card - card[0]) * 2 + np.float32([300, 60])
+    near = np.full_like(frame, 60)
+    cv2.fillConvexPoly(near, big.astype(np.int32), (230, 230, 230))
+    assert profile_module._whole_card_around(near, Finder([big]), panel) is None
+    assert profile_module._whole_card_around(near, Finder([card]), panel) is None  # (no edge along it)
+    # the same size but off the card (no edge along it)
+    away = np.float32([300, 0])
+    assert profile_module._whole_card_around(frame, Finder([card + away]), panel + away) is None
+    # not holding the outline: not its card
+    assert profile_module._whole_card_around(frame, Finder([card]), panel + np.float32([400, 0])) is None
+
+
 def test_an_enrolment_outline_across_glare_is_refused_not_learned(monkeypatch) -> None:
     """The pips deck's purple-6 under a lamp: the white card on a white glare shows no edge, and
     the outline found runs across the glare (a card learned from it read purple-6 cards as red-6

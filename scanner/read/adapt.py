@@ -86,6 +86,18 @@ class AdaptSettings:
     #: edge shows along less than this share of the outline (``profile.card_outlines``; ribbon
     #: deck 2's photos: outlines on the card 0.95-1.0, turned or cut off it 0.62-0.73; 0: off)
     enrol_lone_way_edge: float = 0.85
+    #: an enrolment photo's chosen outline may be a part of a card photographed close (its numeral,
+    #: a panel): the finder looks again at these shares of its width (a card 2-4 times nearer than
+    #: the mount's height then shows at the size it learned) for a card holding that outline
+    #: (``enrol_part_inside`` of it) and ``enrol_part_area`` times its area or more, its length
+    #: within these times the length learned at that width (so cards 1.6-6 times longer than the
+    #: finder learned: below, its first look sees them whole, and a coarse look sees a card at the
+    #: mount's height on a checked cloth with the squares around it as one)
+    enrol_coarse_widths: tuple[float, ...] = (0.5, 0.33, 0.25)
+    enrol_coarse_size: tuple[float, float] = (0.8, 1.5)
+    enrol_coarse_edge: float = 0.8  # (photo and ribbon decks at zoom 4: on the card 0.81-1.0, off it 0.38-0.73)
+    enrol_part_inside: float = 0.9
+    enrol_part_area: float = 1.7
     #: an enrolment outline is used where the colour changes across it (Lab distance over this) at
     #: this share of its length at least; under it no edge shows (glare, a table the card's colour)
     #: and the photo is refused (the tuning families' glare photos: 0.23-0.30, true outlines ~1)
