@@ -335,9 +335,28 @@ def test_a_card_photographed_close_seen_only_as_its_numeral_is_outlined_whole() 
     assert quad_iou(corners, truth) > 0.9
 
 
+def test_a_close_card_outlined_by_its_panel_is_taken_where_the_coarse_look_sees_it_whole() -> None:
+    """The strip deck's back-7 four times nearer on blue felt: the classical outline and the
+    finder both take its white numeral panel (IoU 0.17), the region alone the card. The finder's
+    coarse look sees a card around the panel (its edge not clear enough to learn from), and the
+    region's outline of the same place, its edge clear, is taken as the card."""
+    from scanner.labels import LABELS as ALL_LABELS
+    from scanner.metrics import quad_iou
+    from scanner.read.profile import single_card
+    from scanner.train.enrol_eval import card_photo_and_corners
+
+    photo, truth = card_photo_and_corners(
+        "back-7", family_deck("strip", 1), 7_000_100 + ALL_LABELS.index("back-7"), zoom=4.0
+    )
+    corners, problem = single_card(photo, load_scanner().finder)
+    assert corners is not None, problem
+    assert quad_iou(corners, truth) > 0.9
+
+
 def test_a_coarse_look_believes_only_a_card_sized_quad_holding_the_part() -> None:
     """``_whole_card_around`` takes a coarse quad holding the chosen outline only where it is
-    card-shaped, the size the finder learned at that width, and the card's edge shows along it."""
+    card-shaped, the size the finder learned at that width, and the card's edge shows along it;
+    one whose edge does not show is said."""
     import scanner.read.profile as profile_module
     from scanner.find.detect import Detection
     from scanner.scan import SETTINGS as SCAN
@@ -358,18 +377,23 @@ def test_a_coarse_look_believes_only_a_card_sized_quad_holding_the_part() -> Non
         def find_and_map(self, image, gray=None, width=None):
             return ([Detection(q, 1.0) for q in self.quads] if width == 128 else []), None
 
-    assert profile_module._whole_card_around(frame, Finder([card]), panel) is not None
+    assert profile_module._whole_card_around(frame, Finder([card]), panel)[0] is not None
     # twice the learned size at that width: the finder sees a card's parts and the table as one
     big = (card - card[0]) * 2 + np.float32([300, 60])
     near = np.full_like(frame, 60)
     cv2.fillConvexPoly(near, big.astype(np.int32), (230, 230, 230))
-    assert profile_module._whole_card_around(near, Finder([big]), panel) is None
-    assert profile_module._whole_card_around(near, Finder([card]), panel) is None  # (no edge along it)
-    # the same size but off the card (no edge along it)
+    assert profile_module._whole_card_around(near, Finder([big]), panel) == (None, [])
+    # its lower half the table's colour: its edge shows along half of it, returned apart (another
+    # way's outline of it, clearer, is the card)
+    dim = frame.copy()
+    dim[int(y0 + learned / 2) : int(y0 + learned) + 2] = 60
+    seen = profile_module._whole_card_around(dim, Finder([card]), panel)
+    assert seen[0] is None and len(seen[1]) == 1
+    # the same size but off the card: no edge along it at all, not a card
     away = np.float32([300, 0])
-    assert profile_module._whole_card_around(frame, Finder([card + away]), panel + away) is None
+    assert profile_module._whole_card_around(frame, Finder([card + away]), panel + away) == (None, [])
     # not holding the outline: not its card
-    assert profile_module._whole_card_around(frame, Finder([card]), panel + np.float32([400, 0])) is None
+    assert profile_module._whole_card_around(frame, Finder([card]), panel + np.float32([400, 0])) == (None, [])
 
 
 def test_an_enrolment_outline_across_glare_is_refused_not_learned(monkeypatch) -> None:

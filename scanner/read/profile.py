@@ -978,9 +978,22 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
         return len({way for way, _ in place})
 
     places.sort(key=lambda p: (ways(p), _area(p[0][1])), reverse=True)
-    whole = _whole_card_around(frame, finder, places[0][0][1]) if finder is not None else None
+    whole, unclear = _whole_card_around(frame, finder, places[0][0][1]) if finder is not None else (None, [])
     if whole is not None:
         places.insert(0, [(2, whole)])
+    else:
+        # where another way outlines the card the coarse look saw, its edge showing as clearly, that
+        # outline is the card (a coarse quad whose edge shows less is as often the card and the
+        # table around it, at the mount's height: refusing the photo then asked again for good ones)
+        around = [
+            p
+            for p in places[1:]
+            if any(quad_iou(p[0][1], q) >= OUTLINES.fuse_same for q in unclear)
+            and edge_shown(frame, p[0][1]) >= SETTINGS.enrol_coarse_edge
+        ]
+        if around:
+            places.remove(around[0])
+            places.insert(0, around[0])
     best = places[0][0][1]  # (the first way's quad: classical, then the region, then the finder)
     # where the finder sees card in the chosen place, an outline it sees no card in is the table's
     # pattern (a checked cloth's square of half a card's area), not a second card
@@ -1021,7 +1034,7 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
     return shown, ""
 
 
-def _whole_card_around(frame: np.ndarray, finder: Any, best: np.ndarray) -> np.ndarray | None:
+def _whole_card_around(frame: np.ndarray, finder: Any, best: np.ndarray) -> tuple[np.ndarray | None, list[np.ndarray]]:
     """The whole card around an enrolment photo's chosen outline where that outline is only a part
     of it (its numeral, a panel). Close, a card whose edge no outline finds (a striped card on a
     checked cloth, a pale card on the white mat) is seen by the finder's first look only as its
@@ -1030,13 +1043,16 @@ def _whole_card_around(frame: np.ndarray, finder: Any, best: np.ndarray) -> np.n
     (``enrol_coarse_size``: bigger, it sees a card's parts and the table as one), card-shaped,
     holding the outline (``enrol_part_inside`` of it, ``enrol_part_area`` times its area or more)
     and with the card's edge showing along most of it (``enrol_coarse_edge``: that coarse a quad is
-    often a little off the card, and a deck learned from it reads that card worse)."""
+    often a little off the card, and a deck learned from it reads that card worse). Returns that
+    card, or None and the quads seen whose edge shows (``edge_shows``) but not that well: the card
+    may be where another way outlines one of them."""
     from scanner.find.detect import SETTINGS as OUTLINES
     from scanner.scan import SETTINGS as SCAN
     from scanner.scan import _sides
 
     least = SETTINGS.enrol_part_area * _area(best)
     low, high = SETTINGS.enrol_coarse_size
+    unclear: list[np.ndarray] = []
     for share in sorted(SETTINGS.enrol_coarse_widths):
         width = max(64, int(round(finder.width * share / 16)) * 16)
         learned = SCAN.learned_card_length * frame.shape[1] * finder.width / width  # in the frame's pixels
@@ -1047,12 +1063,13 @@ def _whole_card_around(frame: np.ndarray, finder: Any, best: np.ndarray) -> np.n
             and contained_share(d.corners, best) >= SETTINGS.enrol_part_inside
             and OUTLINES.card_aspect[0] <= aspect_ratio(d.corners) <= OUTLINES.card_aspect[1]
             and low <= _sides(d.corners)[1] / learned <= high
-            and edge_shown(frame, d.corners) >= SETTINGS.enrol_coarse_edge
         ]
         holding = [q for _, q in _off_the_mat(frame, [(2, q) for q in holding])]  # (A-paper: a card's shape)
-        if holding:
-            return max(holding, key=_area)
-    return None
+        clear = [q for q in holding if edge_shown(frame, q) >= SETTINGS.enrol_coarse_edge]
+        if clear:
+            return max(clear, key=_area), []
+        unclear += [q for q in holding if edge_shows(frame, q)]  # (along none, it is not a card at all)
+    return None, unclear
 
 
 def _near_card_outlines(frame: np.ndarray) -> list[np.ndarray]:
