@@ -1048,7 +1048,6 @@ def _whole_card_around(frame: np.ndarray, finder: Any, best: np.ndarray) -> tupl
     may be where another way outlines one of them."""
     from scanner.find.detect import SETTINGS as OUTLINES
     from scanner.scan import SETTINGS as SCAN
-    from scanner.scan import _sides
 
     least = SETTINGS.enrol_part_area * _area(best)
     low, high = SETTINGS.enrol_coarse_size
@@ -1062,7 +1061,7 @@ def _whole_card_around(frame: np.ndarray, finder: Any, best: np.ndarray) -> tupl
             if _area(d.corners) >= least
             and contained_share(d.corners, best) >= SETTINGS.enrol_part_inside
             and OUTLINES.card_aspect[0] <= aspect_ratio(d.corners) <= OUTLINES.card_aspect[1]
-            and low <= _sides(d.corners)[1] / learned <= high
+            and low <= _long_side(d.corners) / learned <= high
         ]
         holding = [q for _, q in _off_the_mat(frame, [(2, q) for q in holding])]  # (A-paper: a card's shape)
         clear = [q for q in holding if edge_shown(frame, q) >= SETTINGS.enrol_coarse_edge]
@@ -1092,7 +1091,7 @@ def _near_card_outlines(frame: np.ndarray) -> list[np.ndarray]:
     coarse = cv2.resize(frame, (half, round(frame.shape[0] * half / width)), interpolation=cv2.INTER_AREA)
     shortest = SCAN.rescale_between[0] * SCAN.learned_card_length * width
     quads = [d.corners * (width / half) for d in detect_cards(coarse, consistent=False, enrolment=True)]
-    return [q for q in quads if max(np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])) >= shortest]
+    return [q for q in quads if _long_side(q) >= shortest]
 
 
 def _off_the_mat(frame: np.ndarray, found: list[tuple[int, np.ndarray]]) -> list[tuple[int, np.ndarray]]:
@@ -1117,6 +1116,12 @@ def _distinct_large(quads: list[np.ndarray]) -> list[np.ndarray]:
         if _area(q) >= 0.5 * largest and all(quad_iou(q, o) < 0.3 and contained_share(o, q) < 0.5 for o in out):
             out.append(q)
     return out
+
+
+def _long_side(quad: np.ndarray) -> float:
+    """The longer of a quad's first two sides (portrait order: its length)."""
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    return float(max(np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])))
 
 
 def _area(quad: np.ndarray) -> float:
