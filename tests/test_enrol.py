@@ -299,22 +299,27 @@ def test_a_card_photographed_on_the_printed_a3_mat_is_taken(family: str) -> None
     assert quad_iou(corners, truth) > 0.9
 
 
-def test_a_card_photographed_close_whose_picture_breaks_its_edge_is_outlined_whole() -> None:
-    """The photo deck's green-6 photographed four times nearer than the mount's height on wood: its
-    picture, printed to the border, breaks the edge at the outlines' working width, so no outline
-    was found and the finder's quad of its numeral panel (IoU 0.22) was learned as the card. At
-    half that width the edge closes (its corners found there, a few pixels off)."""
+def _close_photo_outlined(family: str, label: str) -> float:
+    """The IoU with the card of ``single_card``'s outline of ``family``'s ``label`` photographed
+    four times nearer than the mount's height (the benchmark's first photo of it)."""
     from scanner.labels import LABELS as ALL_LABELS
     from scanner.metrics import quad_iou
     from scanner.read.profile import single_card
     from scanner.train.enrol_eval import card_photo_and_corners
 
-    photo, truth = card_photo_and_corners(
-        "green-6", family_deck("photo", 1), 7_000_100 + ALL_LABELS.index("green-6"), zoom=4.0
-    )
+    seed = 7_000_100 + ALL_LABELS.index(label)
+    photo, truth = card_photo_and_corners(label, family_deck(family, 1), seed, zoom=4.0)
     corners, problem = single_card(photo, load_scanner().finder)
     assert corners is not None, problem
-    assert quad_iou(corners, truth) > 0.85
+    return quad_iou(corners, truth)
+
+
+def test_a_card_photographed_close_whose_picture_breaks_its_edge_is_outlined_whole() -> None:
+    """The photo deck's green-6 photographed four times nearer than the mount's height on wood: its
+    picture, printed to the border, breaks the edge at the outlines' working width, so no outline
+    was found and the finder's quad of its numeral panel (IoU 0.22) was learned as the card. At
+    half that width the edge closes (its corners found there, a few pixels off)."""
+    assert _close_photo_outlined("photo", "green-6") > 0.85
 
 
 def test_a_card_photographed_close_seen_only_as_its_numeral_is_outlined_whole() -> None:
@@ -322,17 +327,7 @@ def test_a_card_photographed_close_seen_only_as_its_numeral_is_outlined_whole() 
     white mat: no outline finds its pale edge, and the finder's first look sees only its numeral
     panel, which was learned as the card (IoU 0.26). The finder's coarser look sees the whole card
     at the size it learned, holding that panel."""
-    from scanner.labels import LABELS as ALL_LABELS
-    from scanner.metrics import quad_iou
-    from scanner.read.profile import single_card
-    from scanner.train.enrol_eval import card_photo_and_corners
-
-    photo, truth = card_photo_and_corners(
-        "orange-5", family_deck("photo", 1), 7_000_100 + ALL_LABELS.index("orange-5"), zoom=4.0
-    )
-    corners, problem = single_card(photo, load_scanner().finder)
-    assert corners is not None, problem
-    assert quad_iou(corners, truth) > 0.9
+    assert _close_photo_outlined("photo", "orange-5") > 0.9
 
 
 def test_a_close_card_outlined_by_its_panel_is_taken_where_the_coarse_look_sees_it_whole() -> None:
@@ -340,17 +335,7 @@ def test_a_close_card_outlined_by_its_panel_is_taken_where_the_coarse_look_sees_
     finder both take its white numeral panel (IoU 0.17), the region alone the card. The finder's
     coarse look sees a card around the panel (its edge not clear enough to learn from), and the
     region's outline of the same place, its edge clear, is taken as the card."""
-    from scanner.labels import LABELS as ALL_LABELS
-    from scanner.metrics import quad_iou
-    from scanner.read.profile import single_card
-    from scanner.train.enrol_eval import card_photo_and_corners
-
-    photo, truth = card_photo_and_corners(
-        "back-7", family_deck("strip", 1), 7_000_100 + ALL_LABELS.index("back-7"), zoom=4.0
-    )
-    corners, problem = single_card(photo, load_scanner().finder)
-    assert corners is not None, problem
-    assert quad_iou(corners, truth) > 0.9
+    assert _close_photo_outlined("strip", "back-7") > 0.9
 
 
 def test_a_coarse_look_believes_only_a_card_sized_quad_holding_the_part() -> None:
