@@ -933,11 +933,13 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
     standing out from the table around it (``detect.dominant_outline``), and the finder's cards
     (sure on known art, parts of cards on another). Quads of one place are grouped; the place most
     ways agree on is the card (then the larger), its outline the classical one where there is one.
-    Smaller quads inside it are its parts (an index, a numeral's box, a checked border). A card
-    one way alone outlines among a patterned cloth's card-sized squares, its edge not showing all
-    round, is refused (``AdaptSettings.enrol_lone_way_edge``). Returns
-    the card's outlines, the chosen one first and then the other ways' outlines of the same place
-    (each way errs its own way, as it will on the table), or ([], what was seen)."""
+    Smaller quads inside it are its parts (an index, a numeral's box, a checked border); where the
+    place chosen is itself such a part of a card photographed close, the finder's coarser look
+    finds the card around it (``_whole_card_around``). A card one way alone outlines among a
+    patterned cloth's card-sized squares, its edge not showing all round, is refused
+    (``AdaptSettings.enrol_lone_way_edge``). Returns the card's outlines, the chosen one first and
+    then the other ways' outlines of the same place (each way errs its own way, as it will on the
+    table), or ([], what was seen)."""
     from scanner.find.detect import SETTINGS as OUTLINES
     from scanner.find.detect import detect_cards, dominant_outline, map_support
     from scanner.metrics import quad_iou
