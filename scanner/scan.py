@@ -23,7 +23,7 @@ from scanner.find.detect import (
     lying_apart,
     side_contrasts,
 )
-from scanner.find.segment import profiles_across_sides, snap_many
+from scanner.find.segment import input_width, profiles_across_sides, snap_many
 from scanner.geometry.crops import card_crop, order_portrait, rotate_corners
 from scanner.geometry.mat import MatLayout, MatView, find_markers, find_mat, the_mats_own
 from scanner.labels import FACES, back_number, label_kind
@@ -1016,7 +1016,7 @@ def _rescaling(
         return None, None
     if _outlines_found(learned, outlines) == len(outlines):
         return None, None
-    return max(64, int(round(finder_width / longer / 16)) * 16), (outlines[0] if alone else None)
+    return input_width(finder_width / longer), (outlines[0] if alone else None)
 
 
 def _onto_the_outline(found: list[Detection], outline: Detection) -> list[Detection]:

@@ -43,8 +43,16 @@ SETTINGS = FinderSettings()
 
 def input_size(w: int, h: int, width: int = INPUT_WIDTH) -> tuple[int, int]:
     """The network's input size for a w x h frame: ``width`` wide, height a multiple of 16."""
-    height = max(64, int(round(h * width / w / 16)) * 16)
-    return width, height
+    return width, input_width(h * width / w)
+
+
+def input_width(width: float) -> int:
+    """The input side nearest ``width`` the network takes: a multiple of 16, 64 at least.
+
+    >>> input_width(181.3), input_width(20)
+    (176, 64)
+    """
+    return max(64, int(round(width / 16)) * 16)
 
 
 def downscale(frame: np.ndarray, size: tuple[int, int]) -> np.ndarray:

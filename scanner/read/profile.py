@@ -940,6 +940,8 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
     (``AdaptSettings.enrol_lone_way_edge``). Returns the card's outlines, the chosen one first and
     then the other ways' outlines of the same place (each way errs its own way, as it will on the
     table), or ([], what was seen)."""
+    import cv2
+
     from scanner.find.detect import SETTINGS as OUTLINES
     from scanner.find.detect import detect_cards, dominant_outline, map_support
     from scanner.metrics import quad_iou
@@ -950,9 +952,10 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
     blob = dominant_outline(frame)
     if blob is not None:
         found.append((1, blob))
-    prob = None
+    prob = gray = None
     if finder is not None:
-        cards, prob = finder.find_and_map(frame)
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)  # (once, for the finder's every look)
+        cards, prob = finder.find_and_map(frame, gray)
         found += [(2, d.corners) for d in cards]
     found = _off_the_mat(frame, found)
     if not found:
@@ -980,7 +983,7 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
         return len({way for way, _ in place})
 
     places.sort(key=lambda p: (ways(p), _area(p[0][1])), reverse=True)
-    whole, unclear = _whole_card_around(frame, finder, places[0][0][1]) if finder is not None else (None, [])
+    whole, unclear = _whole_card_around(frame, finder, places[0][0][1], gray) if finder is not None else (None, [])
     if whole is not None:
         places.insert(0, [(2, whole)])
     else:
@@ -1036,7 +1039,9 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
     return shown, ""
 
 
-def _whole_card_around(frame: np.ndarray, finder: Any, best: np.ndarray) -> tuple[np.ndarray | None, list[np.ndarray]]:
+def _whole_card_around(
+    frame: np.ndarray, finder: Any, best: np.ndarray, gray: np.ndarray | None = None
+) -> tuple[np.ndarray | None, list[np.ndarray]]:
     """The whole card around an enrolment photo's chosen outline where that outline is only a part
     of it (its numeral, a panel). Close, a card whose edge no outline finds (a striped card on a
     checked cloth, a pale card on the white mat) is seen by the finder's first look only as its
@@ -1047,25 +1052,27 @@ def _whole_card_around(frame: np.ndarray, finder: Any, best: np.ndarray) -> tupl
     and with the card's edge showing along most of it (``enrol_coarse_edge``: that coarse a quad is
     often a little off the card, and a deck learned from it reads that card worse). Returns that
     card, or None and the quads seen whose edge shows (``edge_shows``) but not that well: the card
-    may be where another way outlines one of them."""
+    may be where another way outlines one of them. ``gray``: the frame in grey, where the caller has it."""
     from scanner.find.detect import SETTINGS as OUTLINES
+    from scanner.find.segment import input_width
     from scanner.scan import SETTINGS as SCAN
 
     least = SETTINGS.enrol_part_area * _area(best)
     low, high = SETTINGS.enrol_coarse_size
     unclear: list[np.ndarray] = []
     for share in sorted(SETTINGS.enrol_coarse_widths):
-        width = max(64, int(round(finder.width * share / 16)) * 16)
+        width = input_width(finder.width * share)
         learned = SCAN.learned_card_length * frame.shape[1] * finder.width / width  # in the frame's pixels
         holding = [
             d.corners
-            for d in finder.find_and_map(frame, None, width)[0]
+            for d in finder.find_and_map(frame, gray, width)[0]
             if _area(d.corners) >= least
             and contained_share(d.corners, best) >= SETTINGS.enrol_part_inside
             and OUTLINES.card_aspect[0] <= aspect_ratio(d.corners) <= OUTLINES.card_aspect[1]
             and low <= _long_side(d.corners) / learned <= high
         ]
-        holding = [q for _, q in _off_the_mat(frame, [(2, q) for q in holding])]  # (A-paper: a card's shape)
+        if holding:  # (A-paper: a card's shape)
+            holding = [q for _, q in _off_the_mat(frame, [(2, q) for q in holding])]
         clear = [q for q in holding if edge_shown(frame, q) >= SETTINGS.enrol_coarse_edge]
         if clear:
             return max(clear, key=_area), []
