@@ -21,6 +21,7 @@ from scanner.read.profile import ProfileError, enrol_folder, load_profile
 from scanner.scan import SETTINGS as SCAN_SETTINGS
 from scanner.scan import load_scanner
 from scanner.synth.cards import random_style
+from scanner.synth.families import FAMILIES
 from scanner.synth.families import deck as family_deck
 from scanner.train.enrol_eval import accuracy, card_photo, table_crops
 
@@ -479,6 +480,24 @@ def test_the_marks_of_ink_counted_are_a_pip_decks_values() -> None:
 
     assert counts("pips") == [1, 2, 3, 4, 5, 6]
     assert len(set(counts("texture"))) == 1
+
+
+def test_the_gradient_histogram_of_a_grey_crop_is_looked_up_as_it_is_computed() -> None:
+    """``adapt.gradient_histograms`` looks each gradient's bin and length up in a table for uint8
+    crops (the reader's features): the same histogram as computing them, on cards of every art."""
+    from scanner.geometry.crops import CROP_H, CROP_W
+    from scanner.read.adapt import gradient_histograms
+
+    rng = np.random.default_rng(5)
+    cards = [family_deck(f, 1).render(label, random.Random(k)) for k, f in enumerate(FAMILIES) for label in LABELS]
+    small = [cv2.resize(c, (CROP_W, CROP_H), interpolation=cv2.INTER_AREA) for c in cards]
+    grays = [cv2.cvtColor(c, cv2.COLOR_BGR2GRAY) for c in small]
+    grays += [rng.integers(0, 256, (CROP_H, CROP_W), np.uint8), np.zeros((CROP_H, CROP_W), np.uint8)]
+    grays[-1][:, ::2] = 255  # (the steepest gradients, both signs)
+    looked_up = gradient_histograms(np.stack(grays))
+    computed = gradient_histograms(np.stack(grays).astype(np.float32))
+    assert looked_up.shape == computed.shape and np.abs(looked_up).sum() > 0
+    assert np.abs(looked_up - computed).max() < 1e-6
 
 
 def test_a_faces_colour_and_value_words_squared_read_the_same_face_more_surely() -> None:
