@@ -113,6 +113,44 @@ def uncalibrated():
     return classifier
 
 
+def test_two_networks_reading_the_same_crops_ask_the_second_network_once_about_each():
+    """A deck profile's crops are read by the first network and the any-deck network, and each asks
+    the second network about its unsure crops (upright and turned): with ``SecondReadings`` shared,
+    each crop is asked about once, and every reading is the same as without."""
+    from scanner.read.classify import ANY_DECK_MODEL, SecondReadings
+    from scanner.synth.families import deck
+
+    class Counting:  # (the second network's session, counting the crops it reads)
+        def __init__(self, session) -> None:
+            self.session, self.crops = session, 0
+
+        def run(self, names, feeds):
+            self.crops += len(feeds["crops"])
+            return self.session.run(names, feeds)
+
+    first, any_deck = CardClassifier(), CardClassifier(ANY_DECK_MODEL)
+    first._second, any_deck._second = Counting(first._second), Counting(any_deck._second)
+    tables = [render_table(seed, style=deck("ribbon", 1)) for seed in (40_800_000, 40_800_001)]
+    crops = [
+        card_crop(t.image, np.array(c["corners"], np.float32), first.margin)
+        for t in tables
+        for c in t.truth["cards"]
+        if not c["truncated"]
+    ]
+    alone = [first.run(crops), any_deck.run(crops)]
+    asked_alone = first._second.crops + any_deck._second.crops
+    first._second.crops = any_deck._second.crops = 0
+    shared = SecondReadings()
+    together = [first.run(crops, shared), any_deck.run(crops, shared)]
+    asked_together = first._second.crops + any_deck._second.crops
+    assert asked_alone >= len(crops) // 2  # (a deck the networks never saw: many unsure crops)
+    assert asked_together < 0.7 * asked_alone
+    assert asked_together == len(shared.readings)
+    for a, b in zip(alone, together):
+        for x, y in zip(a, b):
+            assert np.allclose(x, y, atol=1e-5)
+
+
 def test_an_unsure_crop_is_read_turned_too_and_a_sure_one_once(uncalibrated):
     """An unsure crop's reading is the mean of its own and its half-turned view's (HALF_TURN_BELOW);
     the turned view is upside down exactly when the crop is upright."""

@@ -54,6 +54,27 @@ class Prediction:
         return self.label != "none" and self.confidence >= MIN_CONFIDENCE
 
 
+class SecondReadings:
+    """The second network's readings (``SECOND_OPINION_MODEL``) of one batch of crops, by crop and
+    way up, for the classifiers that read that batch and ask the same second network with the same
+    input: the first network and the any-deck network both ask it about a deck profile's crops, and
+    each crop is then read by it once, not once for each.
+
+    >>> shared = SecondReadings()
+    >>> shared.usable_by(("second.onnx", "input")), shared.usable_by(("other.onnx", "input"))
+    (True, False)
+    """
+
+    def __init__(self) -> None:
+        self.owner: tuple[str, str] | None = None  # (the second network, the classifiers' input)
+        self.readings: dict[tuple[bool, int], tuple[np.ndarray, np.ndarray]] = {}  # (turned, crop): logits, orientation
+
+    def usable_by(self, owner: tuple[str, str]) -> bool:
+        if self.owner is None:
+            self.owner = owner
+        return self.owner == owner
+
+
 class CardClassifier:
     """Names the card in each crop (CROP_H x CROP_W BGR uint8, see ``crops.card_crop``):
     ``CardClassifier().classify([crop])[0].label`` gives e.g. ``'red-5'``."""
@@ -139,34 +160,64 @@ class CardClassifier:
             probs *= self.label_bias
             probs /= probs.sum(axis=1, keepdims=True)
 
-    def _read_unsure_turned(self, x: np.ndarray, probs: np.ndarray, flipped: np.ndarray) -> None:
+    def _read_unsure_turned(
+        self, x: np.ndarray, probs: np.ndarray, flipped: np.ndarray, shared: SecondReadings | None = None
+    ) -> None:
         """Averages in, in place, the reading of each unsure crop turned half a turn."""
         unsure = probs.max(axis=1) < HALF_TURN_BELOW
         if unsure.any():
-            turned_probs, turned_flipped = self._once(np.ascontiguousarray(x[unsure][:, :, ::-1, ::-1]))
+            turned_x = np.ascontiguousarray(x[unsure][:, :, ::-1, ::-1])
+            turned_probs, turned_flipped = self._once(turned_x, shared, np.flatnonzero(unsure), turned=True)
             probs[unsure] = (probs[unsure] + turned_probs) / 2
             # the turned view is upside down exactly when the crop is upright
             flipped[unsure] = (flipped[unsure] + 1 - turned_flipped) / 2
 
-    def _once(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _once(
+        self, x: np.ndarray, shared: SecondReadings | None = None, crops: np.ndarray | None = None, turned: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         logits, orient = self.session.run(["logits", "orientation"], {"crops": x})
         probs, flipped = _softmax(logits), _softmax(orient)[:, 1]
-        self._ask_second_opinion(x, probs, flipped)
+        self._ask_second_opinion(x, probs, flipped, shared, crops, turned)
         return probs, flipped
 
-    def _ask_second_opinion(self, x: np.ndarray, probs: np.ndarray, flipped: np.ndarray) -> None:
-        """Averages in, in place, the second network's reading of each crop read unsurely."""
+    def _ask_second_opinion(
+        self,
+        x: np.ndarray,
+        probs: np.ndarray,
+        flipped: np.ndarray,
+        shared: SecondReadings | None = None,
+        crops: np.ndarray | None = None,
+        turned: bool = False,
+    ) -> None:
+        """Averages in, in place, the second network's reading of each crop read unsurely.
+        ``shared``: its readings of the batch so far (``crops``: which crop of the batch each row
+        of ``x`` is, ``turned`` half round or not), used and added to."""
         if self._second is None:
             return
-        unsure = probs.max(axis=1) < SECOND_OPINION_BELOW
-        if unsure.any():
+        unsure = np.flatnonzero(probs.max(axis=1) < SECOND_OPINION_BELOW)
+        if not len(unsure):
+            return
+        if shared is None or not shared.usable_by((str(self.second_opinion), json.dumps(self.meta["input"]))):
             logits, orient = self._second.run(["logits", "orientation"], {"crops": np.ascontiguousarray(x[unsure])})
-            probs[unsure] = (probs[unsure] + _softmax(logits)) / 2
-            flipped[unsure] = (flipped[unsure] + _softmax(orient)[:, 1]) / 2
+        else:
+            keys = [(turned, int(i)) for i in (unsure if crops is None else np.asarray(crops)[unsure])]
+            new = [k for k, (key, row) in enumerate(zip(keys, unsure)) if key not in shared.readings]
+            if new:
+                rows = unsure[new]
+                read = self._second.run(["logits", "orientation"], {"crops": np.ascontiguousarray(x[rows])})
+                for k, row_logits, row_orient in zip(new, *read):
+                    shared.readings[keys[k]] = (row_logits, row_orient)
+            logits = np.stack([shared.readings[key][0] for key in keys])
+            orient = np.stack([shared.readings[key][1] for key in keys])
+        probs[unsure] = (probs[unsure] + _softmax(logits)) / 2
+        flipped[unsure] = (flipped[unsure] + _softmax(orient)[:, 1]) / 2
 
-    def run(self, crops: list[np.ndarray] | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def run(
+        self, crops: list[np.ndarray] | np.ndarray, shared: SecondReadings | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Class probabilities and upside-down probabilities (as ``raw``) and L2-normalised embeddings
-        (of the crops as they are)."""
+        (of the crops as they are). ``shared``: the second network's readings of these crops, kept
+        for (and from) another classifier's ``run`` of them."""
         if len(crops) == 0:
             n = len(self.labels)
             return np.zeros((0, n), np.float32), np.zeros(0, np.float32), np.zeros((0, 1), np.float32)
@@ -177,8 +228,8 @@ class CardClassifier:
         logits, orient, emb = self.session.run(names, {"crops": x})
         emb = emb / np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-9)
         probs, flipped = _softmax(logits), _softmax(orient)[:, 1]
-        self._ask_second_opinion(x, probs, flipped)  # the same probabilities as ``classify`` gives
-        self._read_unsure_turned(x, probs, flipped)
+        self._ask_second_opinion(x, probs, flipped, shared)  # the same probabilities as ``classify`` gives
+        self._read_unsure_turned(x, probs, flipped, shared)
         self._correct_priors(probs)
         return probs, flipped, emb
 

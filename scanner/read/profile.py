@@ -184,7 +184,10 @@ class DeckProfile:
         new) is read with the shipped model's opinion mixed in, the more the farther. ``second``:
         the network whose second word ``network_among`` measured (the any-deck network; unheard
         when absent or another)."""
-        probs, flipped, emb = classifier.run(crops)
+        from scanner.read.classify import SecondReadings
+
+        shared = SecondReadings()  # (both networks ask the second one about the same crops)
+        probs, flipped, emb = classifier.run(crops, shared)
         if len(crops) == 0:
             return probs, flipped
         labels = classifier.labels
@@ -194,7 +197,7 @@ class DeckProfile:
         q = self.reader.posteriors_of(dist)
         if self.faces is not None:
             q = self._read_faces(q, features)
-        word = self._second_words(classifier, probs, crops, second)
+        word = self._second_words(classifier, probs, crops, second, shared)
         if word is not None:
             for group, reliability in self.network_among.items():
                 q = self._second_word(q, word, column, SHARED_DESIGNS[group], reliability)
@@ -214,7 +217,7 @@ class DeckProfile:
         )
         reliability = np.array([self.reliability_of(label) for label in labels], np.float32)
         word_of = probs
-        untaught_word = self._untaught_word(classifier, crops, second, word)
+        untaught_word = self._untaught_word(classifier, crops, second, word, shared)
         if untaught_word is not None:
             # a kind of card with no photo at all (only the T! cards enrolled: the faces and the
             # backs) is the any-deck network's to read, which reads them on any art; its word
@@ -266,7 +269,7 @@ class DeckProfile:
         return out
 
     def _second_words(
-        self, classifier: Any, probs: np.ndarray, crops: list[np.ndarray], second: Any
+        self, classifier: Any, probs: np.ndarray, crops: list[np.ndarray], second: Any, shared: Any = None
     ) -> np.ndarray | None:
         """The probabilities of the network ``network_among`` was measured with, or None where it
         is not here (a profile made with another any-deck network: its shares are not this one's)."""
@@ -278,10 +281,10 @@ class DeckProfile:
             return None
         if list(second.labels) != list(classifier.labels):
             return None
-        return second.run(crops)[0]
+        return second.run(crops, shared)[0]
 
     def _untaught_word(
-        self, classifier: Any, crops: list[np.ndarray], second: Any, word: np.ndarray | None
+        self, classifier: Any, crops: list[np.ndarray], second: Any, word: np.ndarray | None, shared: Any = None
     ) -> np.ndarray | None:
         """The any-deck network's probabilities (``network_word``'s network; ``word``, the second
         word's, where that is it) where the deck has a kind of card with no photo at all
@@ -293,7 +296,7 @@ class DeckProfile:
             return word
         if second is None or list(second.labels) != list(classifier.labels) or _fingerprint(second.path) != w.model:
             return None
-        return second.run(crops)[0]
+        return second.run(crops, shared)[0]
 
     def _second_word(
         self, q: np.ndarray, probs: np.ndarray, column: dict[str, int], group: tuple[str, ...], reliability: float
@@ -684,6 +687,7 @@ def enrol_cards(
     whose second word on the backs and faces is measured (the any-deck network; None: the
     classifier's own)."""
     from scanner.read.adapt import training_set
+    from scanner.read.classify import SecondReadings
 
     cards_by_label = {label: cards for label, cards in cards_by_label.items() if cards}
     if not cards_by_label:
@@ -706,9 +710,10 @@ def enrol_cards(
     word_said = np.zeros_like(said)  # ... x the second network's (``second``; the model's where None)
     for start in range(0, len(images), 256):
         batch, wanted = images[start : start + 256], targets[start : start + 256]
-        probs, _, emb = classifier.run(batch)
+        shared = SecondReadings()  # (both networks ask the second one about the same crops)
+        probs, _, emb = classifier.run(batch, shared)
         features.append(crop_features(batch, emb, np.log(np.maximum(probs, 1e-12))))
-        word = probs if second is None else second.run(batch)[0]
+        word = probs if second is None else second.run(batch, shared)[0]
         cards = wanted < len(classes) - 1
         truth = np.array([column[enrolled[t // 2]] for t in wanted[cards]], int)
         read = probs[cards].argmax(axis=1)
