@@ -133,23 +133,18 @@ def gradient_histograms(gray: np.ndarray, cell: int = 8, bins: int = 9) -> np.nd
     """
     n, h, w = np.shape(gray)
     ch, cw = h // cell, w // cell
-    if np.asarray(gray).dtype == np.uint8:  # (the features' case: each pixel pair's bin looked up)
-        g = np.asarray(gray, np.int16)
-        gx = np.zeros(g.shape, np.int16)
-        gy = np.zeros(g.shape, np.int16)
-        gx[:, :, 1:-1] = g[:, :, 2:] - g[:, :, :-2]
-        gy[:, 1:-1, :] = g[:, 2:, :] - g[:, :-2, :]
-        gx, gy = gx[:, : ch * cell, : cw * cell], gy[:, : ch * cell, : cw * cell]
+    lookup = np.asarray(gray).dtype == np.uint8  # (the features' case: each gradient's bin looked up)
+    g = np.asarray(gray, np.int16 if lookup else np.float32)
+    gx = np.zeros_like(g)
+    gy = np.zeros_like(g)
+    gx[:, :, 1:-1] = g[:, :, 2:] - g[:, :, :-2]
+    gy[:, 1:-1, :] = g[:, 2:, :] - g[:, :-2, :]
+    gx, gy = gx[:, : ch * cell, : cw * cell], gy[:, : ch * cell, : cw * cell]
+    if lookup:
         pair = (gy.astype(np.int32) + 255) * 511 + (gx + 255)
         bin_of, length_of = _gradient_tables(bins)
         index, mag = bin_of.take(pair), length_of.take(pair)
     else:
-        g = np.asarray(gray, np.float32)
-        gx = np.zeros_like(g)
-        gy = np.zeros_like(g)
-        gx[:, :, 1:-1] = g[:, :, 2:] - g[:, :, :-2]
-        gy[:, 1:-1, :] = g[:, 2:, :] - g[:, :-2, :]
-        gx, gy = gx[:, : ch * cell, : cw * cell], gy[:, : ch * cell, : cw * cell]
         index, mag = _gradient_bins(gx, gy, bins), np.hypot(gx, gy)
     cells = ((np.arange(ch * cell) // cell)[:, None] * cw + (np.arange(cw * cell) // cell)[None, :]) * bins
     flat = (cells[None] + index).reshape(n, -1) + (np.arange(n) * ch * cw * bins)[:, None]
@@ -172,7 +167,7 @@ def _gradient_bins(gx: np.ndarray, gy: np.ndarray, bins: int) -> np.ndarray:
 @cache
 def _gradient_tables(bins: int) -> tuple[np.ndarray, np.ndarray]:
     """The bin and the length of every gradient of a uint8 image (differences -255..255 across
-    and down; index (gy + 255) x 511 + gx + 255): looking them up costs a third of computing them."""
+    and down; index (gy + 255) x 511 + gx + 255): looking them up costs under half of computing them."""
     steps = np.arange(-255, 256, dtype=np.float32)
     gy, gx = np.meshgrid(steps, steps, indexing="ij")
     return _gradient_bins(gx, gy, bins).ravel(), np.hypot(gx, gy).ravel()

@@ -201,7 +201,7 @@ class CardClassifier:
             logits, orient = self._second.run(["logits", "orientation"], {"crops": np.ascontiguousarray(x[unsure])})
         else:
             keys = [(turned, int(i)) for i in (unsure if crops is None else np.asarray(crops)[unsure])]
-            new = [k for k, (key, row) in enumerate(zip(keys, unsure)) if key not in shared.readings]
+            new = [k for k, key in enumerate(keys) if key not in shared.readings]
             if new:
                 rows = unsure[new]
                 read = self._second.run(["logits", "orientation"], {"crops": np.ascontiguousarray(x[rows])})
