@@ -19,6 +19,7 @@ from .conftest import PIN
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 LEARNING_MS = 240_000  # a save learns the deck: seconds alone, minutes on a loaded CI machine
+SCAN_MS = 120_000  # the first scan loads the networks: seconds alone, far longer on a loaded CI machine
 pytestmark = pytest.mark.browser
 
 
@@ -202,7 +203,7 @@ def test_referee_counts_a_won_pile_at_the_end_of_a_round(server, page, tmp_path)
     expect(page.get_by_test_id("piles")).to_be_visible()
     page.get_by_test_id("pile-Ana").tap()
     tracked = svc.state(match_id)["round"]["scores"]["Ana"]
-    expect(page.get_by_test_id("pile-points")).to_contain_text(f"tracked {tracked}", timeout=30_000)
+    expect(page.get_by_test_id("pile-points")).to_contain_text(f"tracked {tracked}", timeout=SCAN_MS)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "browser-pile-check.png"), full_page=True)
 
@@ -400,7 +401,7 @@ def test_the_enrolment_wizard_skips_a_card_whose_edge_does_not_show(server, page
     with camera_showing(app, image):
         open_enrolment_as_referee(page, url)
         page.get_by_test_id("enrol-read").tap()
-        expect(page.get_by_test_id("enrol-warning-0")).to_contain_text("edge hardly shows", timeout=30_000)
+        expect(page.get_by_test_id("enrol-warning-0")).to_contain_text("edge hardly shows", timeout=SCAN_MS)
         expect(page.get_by_test_id("enrol-label-0")).to_have_value("(skip)")
 
 
@@ -420,7 +421,7 @@ def test_the_enrolment_wizard_keeps_the_cards_read_and_forgets_one_on_request(se
         expect(page.get_by_test_id("enrol-kept")).to_be_hidden()
         expect(page.get_by_test_id("enrol-todo")).to_contain_text("Not read yet: red-1, red-2, red-3")
         page.get_by_test_id("enrol-read").tap()
-        page.get_by_test_id("enrol-label-0").select_option(truth[0], timeout=30_000)
+        page.get_by_test_id("enrol-label-0").select_option(truth[0], timeout=SCAN_MS)
         page.get_by_test_id("enrol-confirm").tap()
         todo = page.get_by_test_id("enrol-todo")
         expect(todo).to_contain_text(f"Read once (a second read usually reads better): {truth[0]}.")
@@ -442,7 +443,7 @@ def test_the_enrolment_wizard_keeps_the_cards_read_and_forgets_one_on_request(se
         confirm = app.view_functions["enrolment.enrol_confirm"]
         app.view_functions["enrolment.enrol_confirm"] = lambda: (time.sleep(1.5), confirm())[1]
         page.get_by_test_id("enrol-read").tap()
-        page.get_by_test_id("enrol-label-0").select_option(other, timeout=30_000)
+        page.get_by_test_id("enrol-label-0").select_option(other, timeout=SCAN_MS)
         page.get_by_test_id("enrol-confirm").tap()
         page.get_by_test_id("enrol-save").tap()
         expect(page.get_by_test_id("enrol-result")).to_contain_text("Saved: 1 labels", timeout=LEARNING_MS)
@@ -471,7 +472,7 @@ def test_the_enrolment_wizard_speaks_the_pages_language(server, page):
         expect(page.get_by_test_id("enrol-state")).to_contain_text("Bekräftade, inte sparade än: inga")
         expect(page.get_by_test_id("enrol-todo")).to_contain_text("Inte lästa än: röd-1, röd-2")
         page.get_by_test_id("enrol-read").tap()
-        expect(page.get_by_test_id("enrol-warning-0")).to_contain_text("kanten syns knappt", timeout=30_000)
+        expect(page.get_by_test_id("enrol-warning-0")).to_contain_text("kanten syns knappt", timeout=SCAN_MS)
         label = page.get_by_test_id("enrol-label-0")
         expect(label).to_have_value("(skip)")
         assert label.locator("option:checked").inner_text() == "(hoppa över)"
@@ -498,7 +499,7 @@ def test_the_wizard_reads_a_laid_out_sheet_on_a_phone(server, page):
         open_enrolment_as_referee(page, url)
         page.get_by_test_id("enrol-sheet").select_option("2")
         page.get_by_test_id("enrol-read").tap()
-        expect(page.get_by_test_id("enrol-label-19")).to_have_value("tweak-bomb", timeout=30_000)
+        expect(page.get_by_test_id("enrol-label-19")).to_have_value("tweak-bomb", timeout=SCAN_MS)
         expect(page.get_by_test_id("enrol-label-0")).to_have_value("blue-1")
         expect(page.locator("#enrol-outlines polygon")).to_have_count(20)  # rows of 6, 6, 4, 4
         page.get_by_test_id("enrol-confirm").tap()
