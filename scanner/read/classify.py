@@ -125,6 +125,8 @@ class CardClassifier:
                     "(it must be the same recipe trained from another seed)"
                 )
             self._second = other.session
+        # (what a batch's shared second readings must have been read with: ``SecondReadings``)
+        self._second_key = (str(self.second_opinion), json.dumps(self.meta["input"], sort_keys=True))
 
     def preprocess(self, crops: list[np.ndarray] | np.ndarray) -> np.ndarray:
         """The network's input (N x 3 x H x W, normalised) for crops (H x W x 3 uint8, BGR)."""
@@ -197,7 +199,7 @@ class CardClassifier:
         unsure = np.flatnonzero(probs.max(axis=1) < SECOND_OPINION_BELOW)
         if not len(unsure):
             return
-        if shared is None or not shared.usable_by((str(self.second_opinion), json.dumps(self.meta["input"]))):
+        if shared is None or not shared.usable_by(self._second_key):
             logits, orient = self._second.run(["logits", "orientation"], {"crops": np.ascontiguousarray(x[unsure])})
         else:
             keys = [(turned, int(i)) for i in (unsure if crops is None else np.asarray(crops)[unsure])]
