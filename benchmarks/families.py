@@ -1,13 +1,15 @@
 """Unseen art: the scanner on decks of art families nobody trained on (issue: recognise any deck).
 
     python benchmarks/families.py [--families pips,texture,...] [--tables 40] [--deck 1] [--first SEED] [--clutter]
-        [--few] [--zoom Z] [--enrol-zoom Z] [--no-enrol] [--no-retake | --retakes N] [--shots N] [--laid-out N]
+        [--few] [--zoom Z] [--enrol-zoom Z] [--no-enrol] [--no-retake | --retakes N] [--ignore-advice] [--shots N]
+        [--laid-out N]
         [--leave-out N] [--finder PATH] [--only KINDS]
 
 For each family (``scanner/synth/families.py``: tuning families first, then the families kept for
 checking), one deck is drawn; it is enrolled from one photo per label (a card anywhere on a table,
-everyday light; a photo enrolment refuses is taken again, up to twice (``--retakes N``: N times), as
-a user would, unless ``--no-retake``) and its tables (1-16 centre cards plus deck, T! pile and won
+everyday light; a photo enrolment refuses or advises against (``profile.photo_advice``: the card
+burnt white by glare) is taken again, up to twice (``--retakes N``: N times), as a user would, unless
+``--no-retake``; ``--ignore-advice``: only refused photos) and its tables (1-16 centre cards plus deck, T! pile and won
 piles; mixed light) are scanned zero-shot and with the profile. Prints card recall and precision
 (IoU 0.5, required cards: complete, at most a quarter hidden), labels right of the cards found,
 frames all right, the enrolment's time and the scan's median time a frame. ``--clutter``: things
@@ -124,6 +126,7 @@ def main() -> None:
     parser.add_argument("--no-enrol", action="store_true", help="zero-shot only")
     parser.add_argument("--no-retake", action="store_true", help="keep the first photo of each label, even refused")
     parser.add_argument("--retakes", type=int, default=2, help="times a refused photo is taken again")
+    parser.add_argument("--ignore-advice", action="store_true", help="retake refused photos only")
     parser.add_argument("--shots", type=int, default=1, help="photos of each card to enrol from")
     parser.add_argument("--leave-out", type=int, default=0, help="N faces enrolled without a photo")
     parser.add_argument("--finder", help="another card finder's .onnx file")
@@ -188,7 +191,16 @@ def main() -> None:
                     d, Path(tmp), args.deck, args.laid_out, None if args.no_retake else scanner, retakes
                 )
             else:
-                retaken = enrol_photos(d, Path(tmp), scanner.finder, args.deck, retakes, args.shots, args.enrol_zoom)
+                retaken = enrol_photos(
+                    d,
+                    Path(tmp),
+                    scanner.finder,
+                    args.deck,
+                    retakes,
+                    args.shots,
+                    args.enrol_zoom,
+                    not args.ignore_advice,
+                )
             for label in left_out(args.leave_out):
                 shutil.rmtree(Path(tmp) / label, ignore_errors=True)
             for label in LABELS if only else ():

@@ -428,6 +428,8 @@ def _enrol(args: argparse.Namespace) -> int:
         return 2
     for problem in report.refused:
         print(f"tweak enrol: skipped {problem}", file=sys.stderr)
+    for advice in report.advice:
+        print(f"tweak enrol: {advice}", file=sys.stderr)
     profile = report.profile
     if profile is None:
         print("tweak enrol: no usable photo: nothing to save", file=sys.stderr)

@@ -107,6 +107,35 @@ def test_photos_without_exactly_one_card_are_named(deck, tmp_path, capsys) -> No
     assert json.loads((tmp_path / "p.json").read_text())["photos"].keys() == {"red-5"}
 
 
+def _enrolment_photo(family: str, label: str) -> tuple[np.ndarray, np.ndarray]:
+    """The benchmarks' first enrolment photo of ``label`` of ``family``'s deck 1, and its corners."""
+    from scanner.labels import LABELS as ALL_LABELS
+    from scanner.train.enrol_eval import card_photo_and_corners
+
+    return card_photo_and_corners(label, family_deck(family, 1), 7_000_100 + ALL_LABELS.index(label))
+
+
+def test_a_card_burnt_white_by_glare_is_learned_and_advised_against(tmp_path, capsys) -> None:
+    """Glare burns a glossy card's print white (the strip deck's purple-5: its 5 read as a 3 by a
+    deck learned from it): the photo is learned from, and ``tweak enrol`` says so; a photo without
+    glare is not named."""
+    from scanner.read.profile import BURNT, burnt_share, photo_advice
+
+    for family in ("pips", "strip"):
+        glare, corners = _enrolment_photo(family, "purple-5")
+        plain, plain_corners = _enrolment_photo(family, "purple-3")
+        assert burnt_share(glare, corners) > 0.3 and photo_advice(glare, corners) == BURNT
+        assert burnt_share(plain, plain_corners) == 0.0 and photo_advice(plain, plain_corners) == ""
+    folder = tmp_path / "deck"
+    for label in ("purple-5", "purple-3"):
+        (folder / label).mkdir(parents=True)
+        cv2.imwrite(str(folder / label / "0.jpg"), _enrolment_photo("strip", label)[0])
+    assert main(["enrol", str(folder), "--profile", str(tmp_path / "p.json")]) == 0  # (advice, not a refusal)
+    err = capsys.readouterr().err
+    assert f"{folder / 'purple-5' / '0.jpg'}: part of the card is burnt white" in err and "purple-3" not in err
+    assert json.loads((tmp_path / "p.json").read_text())["photos"] == {"purple-3": 1, "purple-5": 1}
+
+
 def test_a_profile_reads_unsure_crops_as_the_classifier_does(deck) -> None:
     """Deck profiles start from the same probabilities as ``classify``, an unsure crop's half-turn
     reading included (without it a profile read 2 of 128 held-out-style crops worse than none)."""
@@ -879,6 +908,30 @@ def test_the_wizard_flags_a_card_whose_edge_does_not_show(referee, app) -> None:
         cards = referee.post("/api/enrol/capture").get_json()["cards"]
         assert len(cards) == 1 and cards[0]["edge_shown"] < 0.4
         assert "edge hardly shows" in cards[0]["warning"] and "again" in cards[0]["warning"]
+
+
+def test_the_wizard_flags_a_card_burnt_white_by_glare(referee, app) -> None:
+    """The strip deck's purple-5 under glare on the camera: its edge shows, but its print is burnt
+    white in the middle, so the wizard flags it to be read again out of direct light."""
+    from tests.helpers import camera_showing
+
+    with camera_showing(app, _enrolment_photo("strip", "purple-5")[0]):
+        cards = referee.post("/api/enrol/capture").get_json()["cards"]
+        assert len(cards) == 1 and cards[0]["edge_shown"] >= 0.4 and cards[0]["burnt_share"] > 0.3
+        assert "burnt white" in cards[0]["warning"] and "again" in cards[0]["warning"]
+    with camera_showing(app, _enrolment_photo("strip", "purple-3")[0]):
+        cards = referee.post("/api/enrol/capture").get_json()["cards"]
+        assert len(cards) == 1 and cards[0]["burnt_share"] == 0.0 and cards[0]["warning"] is None
+
+
+def test_every_warning_of_the_wizard_is_translated() -> None:
+    """The phone shows the wizard's warnings in the dashboard's language: each has its words in
+    every language (``i18n.translate`` gives English back for a message it does not know)."""
+    from companion.web.enrolment import BURNT, EDGE_HIDDEN, SMALLER
+    from companion.web.i18n import LANGUAGES, translate
+
+    for warning in (EDGE_HIDDEN, SMALLER, BURNT):
+        assert all(lang == "en" or translate(warning, lang) != warning for lang in LANGUAGES), warning
 
 
 def test_the_wizard_flags_an_outline_much_smaller_than_the_decks_cards(referee, app) -> None:

@@ -21,10 +21,14 @@ SMALLER = (
     "its outline is much smaller than the deck's other cards (a panel printed on the card?): "
     "skip it, or read it again alone on a plain surface"
 )
+BURNT = (
+    "part of it is burnt white (glare, or too much light): its print is lost there; "
+    "skip it and read it again out of direct light"
+)
 bp.before_request(check_csrf)
 
 
-def _warning(edge: float, area: float, usual: float | None) -> str | None:
+def _warning(edge: float, area: float, usual: float | None, burnt: float = 0.0) -> str | None:
     """Why a card read by the wizard is best left out, or None."""
     from scanner.read.adapt import SETTINGS
 
@@ -32,6 +36,8 @@ def _warning(edge: float, area: float, usual: float | None) -> str | None:
         return EDGE_HIDDEN
     if usual is not None and area < SETTINGS.enrol_smaller * usual:
         return SMALLER
+    if burnt >= SETTINGS.enrol_burnt_share:
+        return BURNT
     return None
 
 
@@ -89,7 +95,8 @@ def enrol_capture():
     """Read the cards under the camera (one, or a whole colour spread out) and propose labels; a
     card whose outline shows no edge (glare, a table the card's colour) is flagged to be skipped,
     as ``tweak enrol`` refuses such a photo: learned from a wrong outline, its card reads as another.
-    So is an outline much smaller than the deck's usual card (the camera is fixed): a printed panel.
+    So is an outline much smaller than the deck's usual card (the camera is fixed): a printed panel,
+    and a card partly burnt white (glare: its print lost there, ``profile.burnt_share``).
     ``{"sheet": 1 | 2}``: the cards lie in the rows of that sheet of the standard layout
     (``scanner.read.layout``), and each is proposed as its place's label (rows that do not hold
     the sheet's counts are refused, before any card is named)."""
@@ -97,7 +104,7 @@ def enrol_capture():
 
     from scanner.read.adapt import card_image
     from scanner.read.layout import STANDARD_LAYOUT, LayoutError
-    from scanner.read.profile import edge_shown
+    from scanner.read.profile import burnt_share, edge_shown
 
     sheet = optional_object().get("sheet")
     if sheet is not None and (isinstance(sheet, bool) or sheet not in range(1, len(STANDARD_LAYOUT) + 1)):
@@ -125,6 +132,7 @@ def enrol_capture():
     state = vision_of().enrolment
     state["last"] = vision_of().run(lambda: [card_image(frame, c.corners) for c in cards])
     shown = [edge_shown(frame, c.corners) for c in cards]
+    burnt = [burnt_share(frame, c.corners) for c in cards]
     areas = [float(cv2.contourArea(c.corners.astype("float32"))) for c in cards]
     state["last_areas"] = areas
     usual = _usual_area(state["areas"], areas)
@@ -140,9 +148,10 @@ def enrol_capture():
                     "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in c.corners],
                     "edge_shown": round(edge, 2),
                     "area_share": None if usual is None else round(area / usual, 2),  # of the usual card's area
-                    "warning": _warning(edge, area, usual),
+                    "burnt_share": round(white, 3),  # of its inner part burnt white (``burnt_share``)
+                    "warning": _warning(edge, area, usual, white),
                 }
-                for i, (c, edge, area) in enumerate(zip(cards, shown, areas))
+                for i, (c, edge, area, white) in enumerate(zip(cards, shown, areas, burnt))
             ],
             "size": [int(frame.shape[1]), int(frame.shape[0])],
         }

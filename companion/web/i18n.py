@@ -241,6 +241,17 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "konturen är mycket mindre än kortlekens andra kort (en ruta tryckt på kortet?): "
         "hoppa över det eller läs det igen ensamt, på en slät yta",
     ),
+    "part of it is burnt white (glare, or too much light): its print is lost there; "
+    "skip it and read it again out of direct light": (
+        "una parte está quemada en blanco (reflejos, o demasiada luz): allí se pierde lo impreso; "
+        "omítela y léela de nuevo sin luz directa",
+        "une partie est brûlée en blanc (reflet, ou trop de lumière) : l'impression y est perdue ; "
+        "ignorez-la et relisez-la hors de la lumière directe",
+        "een deel is wit overbelicht (schittering, of te veel licht): de opdruk gaat daar verloren; "
+        "sla haar over en lees haar opnieuw buiten direct licht",
+        "en del är utbränd vit (blänk, eller för mycket ljus): trycket går förlorat där; "
+        "hoppa över det och läs det igen utan direkt ljus",
+    ),
     "no card seen: lay the cards face up, apart": (
         "no se ve ninguna carta: pon las cartas boca arriba, separadas",
         "aucune carte vue : posez les cartes face visible, séparées",

@@ -107,6 +107,12 @@ class AdaptSettings:
     #: the dashboard's wizard reads cards with the table's fixed camera, so a deck's cards are all
     #: about one size there: an outline under this share of the usual card's area (the referee's
     #: confirmed cards, else the others read with it) is likely a printed panel, not the card's edge
+    #: an enrolment photo whose card is burnt white (every channel at ``enrol_burnt_level`` or over)
+    #: on this share of its inner part or more lost its ink there to glare or too much light: it is
+    #: learned from, and the user told that a photo out of direct light teaches the deck better
+    #: (tuning families' photos: with glare 40 and 47 of 54 over it, without 1 of 168)
+    enrol_burnt_level: int = 250
+    enrol_burnt_share: float = 0.01
     enrol_smaller: float = 0.7
     enrol_usual_from: int = 3  # cards needed to know the usual size
     #: an enrolment photo brings its own light (washed out, dim and warm): this share of the cards

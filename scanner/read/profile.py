@@ -71,6 +71,10 @@ from scanner.read.adapt import (
 )
 
 PROFILE_VERSION = 2
+BURNT = (
+    "part of the card is burnt white (glare, or too much light): it is learned from, but a photo "
+    "out of direct light teaches the deck better"
+)
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 NONE = "none"
 #: labels of one kind that differ in what the any-deck network was trained to read on every art
@@ -640,6 +644,8 @@ class EnrolReport:
     seconds: float
     #: the flat card images the profile was learned from, by label (``scanner.read.kept``)
     cards: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    #: photos learned from that another photo would teach better (``photo_advice``): path: why
+    advice: list[str] = field(default_factory=list)
 
 
 def photos_in(folder: Path) -> dict[str, list[Path]]:
@@ -786,13 +792,13 @@ def enrol_folder(folder: Path, scanner: Any, deck: str = "", progress: Any = Non
     on the table, so the deck is learned as each of them sees it (``enrol_cards``)."""
     started = time.perf_counter()
     with _first_network_reading(scanner):
-        cards, photos, refused, aspects, used = _enrolment_cards(folder, scanner)
+        cards, photos, refused, aspects, used, advice = _enrolment_cards(folder, scanner)
     if not cards:
         return EnrolReport(None, 0, refused, time.perf_counter() - started)
     aspect = float(np.median(aspects))
     profile = enrol_cards(scanner.classifier, cards, deck, aspect, progress, photos=photos, second=scanner.any_deck)
     profile.problems = refused
-    return EnrolReport(profile, used, refused, time.perf_counter() - started, cards)
+    return EnrolReport(profile, used, refused, time.perf_counter() - started, cards, advice)
 
 
 @contextmanager
@@ -810,9 +816,10 @@ def _first_network_reading(scanner: Any) -> Iterator[None]:
 
 def _enrolment_cards(
     folder: Path, scanner: Any
-) -> tuple[dict[str, list[np.ndarray]], dict[str, int], list[str], list[float], int]:
+) -> tuple[dict[str, list[np.ndarray]], dict[str, int], list[str], list[float], int, list[str]]:
     """Each enrolment photo's card cut at each outline found of it (``enrol_folder``): the cards by
-    label, photos used by label, the photos refused (why), the outlines' aspect ratios, photos used."""
+    label, photos used by label, the photos refused (why), the outlines' aspect ratios, photos used,
+    and advice on the photos used (``photo_advice``)."""
     import cv2
 
     from scanner.read.adapt import card_image
@@ -822,6 +829,7 @@ def _enrolment_cards(
     photos: dict[str, int] = {}
     refused: list[str] = []
     aspects: list[float] = []
+    advice: list[str] = []
     used = 0
     for label, paths in by_label.items():
         for path in paths:
@@ -833,6 +841,8 @@ def _enrolment_cards(
             if not outlines:
                 refused.append(f"{path}: {problem}")
                 continue
+            if why := photo_advice(frame, outlines[0]):
+                advice.append(f"{path}: {why}")
             outlines += _scanned_outlines(frame, scanner, outlines)
             cards.setdefault(label, []).extend(card_image(frame, corners) for corners in outlines)
             photos[label] = photos.get(label, 0) + 1
@@ -845,7 +855,7 @@ def _enrolment_cards(
             photos[label] = photos.get(label, 0) + 1
             aspects.append(aspect_ratio(outline))
         used += bool(named)
-    return cards, photos, refused, aspects, used
+    return cards, photos, refused, aspects, used, advice
 
 
 def _laid_out_cards(path: Path, scanner: Any, refused: list[str]) -> dict[str, tuple[np.ndarray, list[np.ndarray]]]:
@@ -923,6 +933,36 @@ def edge_shown(frame: np.ndarray, quad: np.ndarray) -> float:
 def edge_shows(frame: np.ndarray, quad: np.ndarray) -> bool:
     """Whether an outline may be learned from: the edge shows along enough of it (not glare)."""
     return edge_shown(frame, quad) >= SETTINGS.enrol_edge_shown
+
+
+def burnt_share(frame: np.ndarray, quad: np.ndarray) -> float:
+    """The share of a card's inner part (a sixteenth in from each side) burnt white in ``frame``:
+    every channel at ``AdaptSettings.enrol_burnt_level`` or over, where glare or too much light
+    washed its ink away.
+
+    >>> card = np.full((280, 200, 3), 200, np.uint8)
+    >>> quad = np.array([[0, 0], [199, 0], [199, 279], [0, 279]], np.float32)
+    >>> burnt_share(card, quad)
+    0.0
+    >>> card[100:160, 60:140] = 255  # a highlight
+    >>> round(burnt_share(card, quad), 3)
+    0.108
+    """
+    from scanner.read.adapt import card_image
+
+    card = card_image(frame, quad)
+    h, w = card.shape[:2]
+    inner = card[h // 16 : h - h // 16, w // 16 : w - w // 16]
+    return float((inner.min(axis=2) >= SETTINGS.enrol_burnt_level).mean())
+
+
+def photo_advice(frame: np.ndarray, quad: np.ndarray) -> str:
+    """Why an enrolment photo's card (outlined by ``quad``), though usable, is best taken again:
+    "" for a good photo. A card partly burnt white (``burnt_share``) is learned without the ink
+    lost there: its numeral or colour read as another card's on the table."""
+    if burnt_share(frame, quad) >= SETTINGS.enrol_burnt_share:
+        return BURNT
+    return ""
 
 
 def single_card(frame: np.ndarray, finder: Any = None) -> tuple[np.ndarray | None, str]:

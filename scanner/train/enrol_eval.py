@@ -48,30 +48,44 @@ def card_photo_and_corners(label: str, style: Any, seed: int, zoom: float = 1.0)
 
 
 def enrol_photos(
-    style: Any, folder: Path, finder: Any = None, deck: int = 1, retakes: int = 2, shots: int = 1, zoom: float = 1.0
+    style: Any,
+    folder: Path,
+    finder: Any = None,
+    deck: int = 1,
+    retakes: int = 2,
+    shots: int = 1,
+    zoom: float = 1.0,
+    heed_advice: bool = True,
 ) -> int:
     """One photo of each label of ``style``'s deck in ``folder``/<label>/0.jpg, taken as a user
-    would: a photo enrolment refuses (``card_outlines``: no card, two cards, no edge showing) is
-    taken again elsewhere on the table in other light, up to ``retakes`` times, as the refusal
-    asks; the last is kept whatever it shows. ``shots`` > 1: as many photos of each card, each
-    elsewhere in other light (<label>/1.jpg, ...; those are kept as taken). ``zoom``: each photo
-    taken that many times nearer than the mount's height (``card_photo``). Returns the photos
+    would: a photo enrolment refuses (``card_outlines``: no card, two cards, no edge showing) or
+    advises against (``photo_advice``: the card burnt white by glare; unless ``heed_advice`` is
+    False) is taken again elsewhere on the table in other light, up to ``retakes`` times, as the
+    message asks; the last is kept whatever it shows. ``shots`` > 1: as many photos of each card,
+    each elsewhere in other light (<label>/1.jpg, ...; those are kept as taken). ``zoom``: each
+    photo taken that many times nearer than the mount's height (``card_photo``). Returns the photos
     taken again."""
-    from scanner.read.profile import card_outlines
+    from scanner.read.profile import card_outlines, photo_advice
 
+    jpeg = [cv2.IMWRITE_JPEG_QUALITY, 92]
     retaken = 0
     for k, label in enumerate(LABELS):
         seed = 7_000_000 + 100 * deck + k
         for attempt in range(retakes + 1):
             photo = card_photo(label, style, seed + RETAKE_SEEDS * attempt, zoom)
-            if attempt == retakes or card_outlines(photo, finder)[0]:
+            stored = cv2.imencode(".jpg", photo, jpeg)[1]
+            if attempt == retakes:
+                break
+            outlines = card_outlines(photo, finder)[0]
+            # (the advice on the photo as stored, as enrolment will see it)
+            if outlines and not (heed_advice and photo_advice(cv2.imdecode(stored, cv2.IMREAD_COLOR), outlines[0])):
                 break
             retaken += 1
         (folder / label).mkdir(parents=True, exist_ok=True)
-        cv2.imwrite(str(folder / label / "0.jpg"), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        (folder / label / "0.jpg").write_bytes(stored.tobytes())
         for shot in range(1, shots):  # (seeds after every retake's)
             photo = card_photo(label, style, seed + RETAKE_SEEDS * (retakes + shot), zoom)
-            cv2.imwrite(str(folder / label / f"{shot}.jpg"), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            cv2.imwrite(str(folder / label / f"{shot}.jpg"), photo, jpeg)
     return retaken
 
 
