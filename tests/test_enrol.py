@@ -136,6 +136,36 @@ def test_a_card_burnt_white_by_glare_is_learned_and_advised_against(tmp_path, ca
     assert json.loads((tmp_path / "p.json").read_text())["photos"] == {"purple-3": 1, "purple-5": 1}
 
 
+def test_a_camera_that_burns_every_cards_paper_white_is_not_glare(tmp_path, capsys) -> None:
+    """A camera exposed for a dark table burns every white card's paper alike: the share burnt is
+    judged against the deck's usual share (its photos' median), so photos burnt alike are not
+    named."""
+    from scanner.read.profile import burnt_share
+
+    folder = tmp_path / "deck"
+    labels = ("purple-3", "yellow-5", "orange-4")
+    for label in labels:
+        (folder / label).mkdir(parents=True)
+        photo, corners = _enrolment_photo("strip", label)
+        bright = cv2.convertScaleAbs(photo, alpha=1.5)
+        assert burnt_share(bright, corners) > 0.3  # (the absolute bar alone would name it)
+        cv2.imwrite(str(folder / label / "0.jpg"), bright)
+    assert main(["enrol", str(folder), "--profile", str(tmp_path / "p.json")]) == 0
+    assert "burnt white" not in capsys.readouterr().err
+
+
+def test_the_wizard_judges_the_white_burnt_against_the_cards_read_with_it(referee, app) -> None:
+    """Three cards read at once on a camera that burns their paper white alike: none is flagged
+    as glare (the usual share is theirs), as one card so burnt alone would be."""
+    from scanner.piles import render_pile
+    from tests.helpers import camera_showing
+
+    image, _ = render_pile(11, n=3)
+    with camera_showing(app, cv2.convertScaleAbs(image, alpha=1.6)):
+        cards = referee.post("/api/enrol/capture").get_json()["cards"]
+        assert len(cards) == 3 and all(c["burnt_share"] > 0.05 and c["warning"] is None for c in cards), cards
+
+
 def test_a_profile_reads_unsure_crops_as_the_classifier_does(deck) -> None:
     """Deck profiles start from the same probabilities as ``classify``, an unsure crop's half-turn
     reading included (without it a profile read 2 of 128 held-out-style crops worse than none)."""

@@ -28,21 +28,25 @@ BURNT = (
 bp.before_request(check_csrf)
 
 
-def _warning(edge: float, area: float, usual: float | None, burnt: float = 0.0) -> str | None:
+def _warning(
+    edge: float, area: float, usual: float | None, burnt: float = 0.0, usual_burnt: float | None = None
+) -> str | None:
     """Why a card read by the wizard is best left out, or None."""
     from scanner.read.adapt import SETTINGS
+    from scanner.read.profile import burnt_beyond_usual
 
     if edge < SETTINGS.enrol_edge_shown:
         return EDGE_HIDDEN
     if usual is not None and area < SETTINGS.enrol_smaller * usual:
         return SMALLER
-    if burnt >= SETTINGS.enrol_burnt_share:
+    if burnt_beyond_usual(burnt, usual_burnt):
         return BURNT
     return None
 
 
-def _usual_area(confirmed: list[float], read: list[float]) -> float | None:
-    """The usual card's area on the fixed camera: the confirmed cards', else those just read."""
+def _usual(confirmed: list[float], read: list[float]) -> float | None:
+    """The usual card's area (or share burnt white) on the fixed camera: the confirmed cards', else
+    those just read."""
     import statistics
 
     from scanner.read.adapt import SETTINGS
@@ -134,8 +138,9 @@ def enrol_capture():
     shown = [edge_shown(frame, c.corners) for c in cards]
     burnt = [burnt_share(frame, c.corners) for c in cards]
     areas = [float(cv2.contourArea(c.corners.astype("float32"))) for c in cards]
-    state["last_areas"] = areas
-    usual = _usual_area(state["areas"], areas)
+    state["last_areas"], state["last_burnt"] = areas, burnt
+    usual = _usual(state["areas"], areas)
+    usual_burnt = _usual(state["burnt"], burnt)
     return jsonify(
         {
             "cards": [
@@ -149,7 +154,7 @@ def enrol_capture():
                     "edge_shown": round(edge, 2),
                     "area_share": None if usual is None else round(area / usual, 2),  # of the usual card's area
                     "burnt_share": round(white, 3),  # of its inner part burnt white (``burnt_share``)
-                    "warning": _warning(edge, area, usual, white),
+                    "warning": _warning(edge, area, usual, white, usual_burnt),
                 }
                 for i, (c, edge, area, white) in enumerate(zip(cards, shown, areas, burnt))
             ],
@@ -181,11 +186,12 @@ def enrol_confirm():
     for i, label in enumerate(labels):
         if label is not None and label not in LABELS:
             abort(400, description=f"labels[{i}]: {label!r} is not a card label")
-    for crop, area, label in zip(state["last"], state["last_areas"], labels):
+    for crop, area, burnt, label in zip(state["last"], state["last_areas"], state["last_burnt"], labels):
         if label is not None:  # None: leave this card out
             state["crops"].setdefault(label, []).append(crop)
             state["areas"].append(area)
-    state["last"], state["last_areas"] = [], []
+            state["burnt"].append(burnt)
+    state["last"], state["last_areas"], state["last_burnt"] = [], [], []
     return jsonify({"pending": {label: len(c) for label, c in state["crops"].items()}})
 
 
@@ -267,6 +273,6 @@ def enrol_save():
             {"error": "not_saved", "message": f"the deck profile could not be saved ({err}): nothing was changed"}
         ), 500
 
-    state["crops"], state["areas"] = {}, []
+    state["crops"], state["areas"], state["burnt"] = {}, [], []
     vision_of().forget_scanner()  # the next scan uses the profile
     return jsonify({"labels": len(profile.enrolled), "missing": len(profile.missing)})

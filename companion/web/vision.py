@@ -31,8 +31,9 @@ class Vision:
         self.camera_pictures: dict = {}  # (match, version) -> the virtual camera's JPEG
         self.pile_scores: dict = {}  # (match, player) -> the won pile counted so far
         self.pile_pictures: dict = {}  # (match, player) -> the last pile picture's JPEG
-        # cards just read (their images and outlines' areas); confirmed crops by label, and areas
-        self.enrolment: dict = {"last": [], "last_areas": [], "crops": {}, "areas": []}
+        # cards just read (their images, outlines' areas and shares burnt white); confirmed crops by
+        # label, and their areas and shares burnt white
+        self.enrolment: dict = {"last": [], "last_areas": [], "last_burnt": [], "crops": {}, "areas": [], "burnt": []}
         self._scanner: Any = _UNLOADED
         self.relearning: threading.Thread | None = None  # a stale profile learned again (``_relearn``)
 

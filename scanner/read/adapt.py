@@ -108,11 +108,14 @@ class AdaptSettings:
     #: about one size there: an outline under this share of the usual card's area (the referee's
     #: confirmed cards, else the others read with it) is likely a printed panel, not the card's edge
     #: an enrolment photo whose card is burnt white (every channel at ``enrol_burnt_level`` or over)
-    #: on this share of its inner part or more lost its ink there to glare or too much light: it is
-    #: learned from, and the user told that a photo out of direct light teaches the deck better
-    #: (tuning families' photos: with glare 40 and 47 of 54 over it, without 1 of 168)
+    #: on this share of its inner part or more, and on ``enrol_burnt_usual`` times the deck's usual
+    #: share (the median of its photos) or more, lost its ink there to glare: it is learned from, and
+    #: the user told that a photo out of direct light teaches the deck better (tuning families'
+    #: photos: with glare 37 and 38 of 49 over 1 %, without 0 of 178). A camera that burns every
+    #: card's white paper burns the deck's photos alike: that is no glare of one photo
     enrol_burnt_level: int = 250
     enrol_burnt_share: float = 0.01
+    enrol_burnt_usual: float = 2.0
     enrol_smaller: float = 0.7
     enrol_usual_from: int = 3  # cards needed to know the usual size
     #: an enrolment photo brings its own light (washed out, dim and warm): this share of the cards

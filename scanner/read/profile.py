@@ -829,7 +829,7 @@ def _enrolment_cards(
     photos: dict[str, int] = {}
     refused: list[str] = []
     aspects: list[float] = []
-    advice: list[str] = []
+    burnt: list[tuple[Path, float]] = []
     used = 0
     for label, paths in by_label.items():
         for path in paths:
@@ -841,8 +841,7 @@ def _enrolment_cards(
             if not outlines:
                 refused.append(f"{path}: {problem}")
                 continue
-            if why := photo_advice(frame, outlines[0]):
-                advice.append(f"{path}: {why}")
+            burnt.append((path, burnt_share(frame, outlines[0])))
             outlines += _scanned_outlines(frame, scanner, outlines)
             cards.setdefault(label, []).extend(card_image(frame, corners) for corners in outlines)
             photos[label] = photos.get(label, 0) + 1
@@ -855,6 +854,8 @@ def _enrolment_cards(
             photos[label] = photos.get(label, 0) + 1
             aspects.append(aspect_ratio(outline))
         used += bool(named)
+    usual = float(np.median([share for _, share in burnt])) if burnt else 0.0
+    advice = [f"{path}: {BURNT}" for path, share in burnt if burnt_beyond_usual(share, usual)]
     return cards, photos, refused, aspects, used, advice
 
 
@@ -956,13 +957,23 @@ def burnt_share(frame: np.ndarray, quad: np.ndarray) -> float:
     return float((inner.min(axis=2) >= SETTINGS.enrol_burnt_level).mean())
 
 
-def photo_advice(frame: np.ndarray, quad: np.ndarray) -> str:
+def photo_advice(frame: np.ndarray, quad: np.ndarray, usual: float = 0.0) -> str:
     """Why an enrolment photo's card (outlined by ``quad``), though usable, is best taken again:
     "" for a good photo. A card partly burnt white (``burnt_share``) is learned without the ink
-    lost there: its numeral or colour read as another card's on the table."""
-    if burnt_share(frame, quad) >= SETTINGS.enrol_burnt_share:
-        return BURNT
-    return ""
+    lost there: its numeral or colour read as another card's on the table. ``usual``: the share
+    burnt on the deck's photos (their median, ``burnt_beyond_usual``)."""
+    return BURNT if burnt_beyond_usual(burnt_share(frame, quad), usual) else ""
+
+
+def burnt_beyond_usual(share: float, usual: float | None) -> bool:
+    """Whether a card burnt white on ``share`` of its inner part lost its print to glare: a share
+    over ``AdaptSettings.enrol_burnt_share`` and ``enrol_burnt_usual`` times the deck's ``usual``
+    share (None: not known yet), which a camera burning every card's white paper reaches alike.
+
+    >>> burnt_beyond_usual(0.3, 0.0), burnt_beyond_usual(0.005, None), burnt_beyond_usual(0.6, 0.5)
+    (True, False, False)
+    """
+    return share >= max(SETTINGS.enrol_burnt_share, SETTINGS.enrol_burnt_usual * (usual or 0.0))
 
 
 def single_card(frame: np.ndarray, finder: Any = None) -> tuple[np.ndarray | None, str]:

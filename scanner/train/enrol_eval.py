@@ -58,35 +58,50 @@ def enrol_photos(
     heed_advice: bool = True,
 ) -> int:
     """One photo of each label of ``style``'s deck in ``folder``/<label>/0.jpg, taken as a user
-    would: a photo enrolment refuses (``card_outlines``: no card, two cards, no edge showing) or
-    advises against (``photo_advice``: the card burnt white by glare; unless ``heed_advice`` is
-    False) is taken again elsewhere on the table in other light, up to ``retakes`` times, as the
-    message asks; the last is kept whatever it shows. ``shots`` > 1: as many photos of each card,
-    each elsewhere in other light (<label>/1.jpg, ...; those are kept as taken). ``zoom``: each
-    photo taken that many times nearer than the mount's height (``card_photo``). Returns the photos
-    taken again."""
-    from scanner.read.profile import card_outlines, photo_advice
+    would: a photo enrolment refuses (``card_outlines``: no card, two cards, no edge showing) is
+    taken again elsewhere on the table in other light, up to ``retakes`` times, as the refusal
+    asks; then, unless ``heed_advice`` is False, so is a photo ``tweak enrol`` advises against
+    among the deck's (``photo_advice``: the card burnt white by glare beyond the deck's usual),
+    with the takes left. The last is kept whatever it shows. ``shots`` > 1: as many photos of each
+    card, each elsewhere in other light (<label>/1.jpg, ...; those are kept as taken). ``zoom``:
+    each photo taken that many times nearer than the mount's height (``card_photo``). Returns the
+    photos taken again."""
+    from scanner.read.profile import burnt_beyond_usual, burnt_share, card_outlines
 
     jpeg = [cv2.IMWRITE_JPEG_QUALITY, 92]
-    retaken = 0
-    for k, label in enumerate(LABELS):
-        seed = 7_000_000 + 100 * deck + k
-        for attempt in range(retakes + 1):
-            photo = card_photo(label, style, seed + RETAKE_SEEDS * attempt, zoom)
+
+    def take(k: int, label: str, first: int) -> tuple[int, bytes, float | None]:
+        """The first photo enrolment does not refuse from take ``first`` on (or the last take), and
+        its card's burnt share as stored (None: refused)."""
+        for attempt in range(first, retakes + 1):
+            photo = card_photo(label, style, 7_000_000 + 100 * deck + k + RETAKE_SEEDS * attempt, zoom)
             stored = cv2.imencode(".jpg", photo, jpeg)[1]
-            if attempt == retakes:
-                break
-            outlines = card_outlines(photo, finder)[0]
-            # (the advice on the photo as stored, as enrolment will see it)
-            if outlines and not (heed_advice and photo_advice(cv2.imdecode(stored, cv2.IMREAD_COLOR), outlines[0])):
-                break
-            retaken += 1
+            outlines = card_outlines(photo, finder)[0] if attempt < retakes or heed_advice else []
+            if outlines or attempt == retakes:
+                share = burnt_share(cv2.imdecode(stored, cv2.IMREAD_COLOR), outlines[0]) if outlines else None
+                return attempt, stored.tobytes(), share
+        raise AssertionError("unreachable")
+
+    taken = {label: take(k, label, 0) for k, label in enumerate(LABELS)}
+    while heed_advice:
+        shares = [share for _, _, share in taken.values() if share is not None]
+        usual = float(np.median(shares)) if shares else 0.0
+        again = [
+            label
+            for label, (attempt, _, share) in taken.items()
+            if attempt < retakes and share is not None and burnt_beyond_usual(share, usual)
+        ]
+        if not again:
+            break
+        for label in again:
+            taken[label] = take(LABELS.index(label), label, taken[label][0] + 1)
+    for k, label in enumerate(LABELS):
         (folder / label).mkdir(parents=True, exist_ok=True)
-        (folder / label / "0.jpg").write_bytes(stored.tobytes())
+        (folder / label / "0.jpg").write_bytes(taken[label][1])
         for shot in range(1, shots):  # (seeds after every retake's)
-            photo = card_photo(label, style, seed + RETAKE_SEEDS * (retakes + shot), zoom)
+            photo = card_photo(label, style, 7_000_000 + 100 * deck + k + RETAKE_SEEDS * (retakes + shot), zoom)
             cv2.imwrite(str(folder / label / f"{shot}.jpg"), photo, jpeg)
-    return retaken
+    return sum(attempt for attempt, _, _ in taken.values())
 
 
 def enrol_layout_photos(
