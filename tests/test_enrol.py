@@ -143,7 +143,7 @@ def test_a_camera_that_burns_every_cards_paper_white_is_not_glare(tmp_path, caps
     from scanner.read.profile import burnt_share
 
     folder = tmp_path / "deck"
-    labels = ("purple-3", "yellow-5", "orange-4")
+    labels = ("orange-4", "red-5", "yellow-3")
     for label in labels:
         (folder / label).mkdir(parents=True)
         photo, corners = _enrolment_photo("strip", label)
