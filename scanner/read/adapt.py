@@ -104,9 +104,6 @@ class AdaptSettings:
     #: and the photo is refused (the tuning families' glare photos: 0.23-0.30, true outlines ~1)
     enrol_edge_contrast: float = 10.0
     enrol_edge_shown: float = 0.4
-    #: the dashboard's wizard reads cards with the table's fixed camera, so a deck's cards are all
-    #: about one size there: an outline under this share of the usual card's area (the referee's
-    #: confirmed cards, else the others read with it) is likely a printed panel, not the card's edge
     #: an enrolment photo whose card is burnt white (every channel at ``enrol_burnt_level`` or over)
     #: on this share of its inner part or more, and on ``enrol_burnt_usual`` times the deck's usual
     #: share (the median of its photos) or more, lost its ink there to glare: it is learned from, and
@@ -116,6 +113,9 @@ class AdaptSettings:
     enrol_burnt_level: int = 250
     enrol_burnt_share: float = 0.01
     enrol_burnt_usual: float = 2.0
+    #: the dashboard's wizard reads cards with the table's fixed camera, so a deck's cards are all
+    #: about one size there: an outline under this share of the usual card's area (the referee's
+    #: confirmed cards, else the others read with it) is likely a printed panel, not the card's edge
     enrol_smaller: float = 0.7
     enrol_usual_from: int = 3  # cards needed to know the usual size
     #: an enrolment photo brings its own light (washed out, dim and warm): this share of the cards

@@ -70,11 +70,14 @@ def enrol_photos(
 
     jpeg = [cv2.IMWRITE_JPEG_QUALITY, 92]
 
+    def seed(k: int, attempt: int) -> int:
+        return 7_000_000 + 100 * deck + k + RETAKE_SEEDS * attempt
+
     def take(k: int, label: str, first: int) -> tuple[int, bytes, float | None]:
         """The first photo enrolment does not refuse from take ``first`` on (or the last take), and
         its card's burnt share as stored (None: refused)."""
         for attempt in range(first, retakes + 1):
-            photo = card_photo(label, style, 7_000_000 + 100 * deck + k + RETAKE_SEEDS * attempt, zoom)
+            photo = card_photo(label, style, seed(k, attempt), zoom)
             stored = cv2.imencode(".jpg", photo, jpeg)[1]
             outlines = card_outlines(photo, finder)[0] if attempt < retakes or heed_advice else []
             if outlines or attempt == retakes:
@@ -99,7 +102,7 @@ def enrol_photos(
         (folder / label).mkdir(parents=True, exist_ok=True)
         (folder / label / "0.jpg").write_bytes(taken[label][1])
         for shot in range(1, shots):  # (seeds after every retake's)
-            photo = card_photo(label, style, 7_000_000 + 100 * deck + k + RETAKE_SEEDS * (retakes + shot), zoom)
+            photo = card_photo(label, style, seed(k, retakes + shot), zoom)
             cv2.imwrite(str(folder / label / f"{shot}.jpg"), photo, jpeg)
     return sum(attempt for attempt, _, _ in taken.values())
 
