@@ -47,6 +47,10 @@ class StableState:
         return Counter(c.label for c in self.cards)
 
 
+# the same card in two frames of a still moment: a loose outline of an unfamiliar deck can slip by
+# a third of the card between frames (IoU 0.43 seen), while two cards lying this much on each other
+# hide each other's index (and two cards of one frame are never merged)
+SAME_CARD_IOU = 0.3
 WINDOW = 16  # frames a still moment's readings are voted over (about 2 s at 8 frames a second)
 
 
@@ -125,15 +129,28 @@ class Tracker:
         anchors: list[np.ndarray] = []
         boxes: list[tuple[float, float, float, float]] = []  # the anchors' bounding boxes
         for scan in self._window:
-            for card in scan.cards:
+            pairs = []
+            for j, card in enumerate(scan.cards):
                 (x0, y0), (x1, y1) = card.corners.min(axis=0), card.corners.max(axis=0)
                 for i, anchor in enumerate(anchors):
                     # (quads whose boxes do not meet do not overlap: no need for the exact test)
                     bx0, by0, bx1, by1 = boxes[i]
-                    if x0 <= bx1 and bx0 <= x1 and y0 <= by1 and by0 <= y1 and quad_iou(anchor, card.corners) > 0.5:
-                        clusters[i].append(card)
-                        break
-                else:
+                    if x0 <= bx1 and bx0 <= x1 and y0 <= by1 and by0 <= y1:
+                        overlap = quad_iou(anchor, card.corners)
+                        if overlap > SAME_CARD_IOU:
+                            pairs.append((overlap, j, i))
+            # each card joins the cluster it overlaps most, one card a cluster in each frame (two
+            # cards of one frame are two cards, however close)
+            placed: set[int] = set()
+            taken: set[int] = set()
+            for _, j, i in sorted(pairs, reverse=True):
+                if j not in placed and i not in taken:
+                    clusters[i].append(scan.cards[j])
+                    placed.add(j)
+                    taken.add(i)
+            for j, card in enumerate(scan.cards):
+                if j not in placed:
+                    (x0, y0), (x1, y1) = card.corners.min(axis=0), card.corners.max(axis=0)
                     anchors.append(card.corners)
                     boxes.append((float(x0), float(y0), float(x1), float(y1)))
                     clusters.append([card])
