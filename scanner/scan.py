@@ -58,6 +58,7 @@ class ScanSettings:
     edge_fit_gain: float = (
         1.2  # a doubted angle's new outline, read surer by less, wins if it fits edges this much better
     )
+    same_place_iou: float = 0.5  # a second look's quad overlapping a card's whole outline this much is on that card
     relabel_fit_floor: float = 0.5  # a new outline that relabels a card must fit the edges this share as well
     no_card_doubt: float = 0.5  # a quad first read as no card counts at most this sure of it
     cut_part_area: float = 0.75  # a part cut out of a rejected quad has at least this share of a typical card's area
@@ -610,6 +611,7 @@ class Scanner:
             # moved half off at 0.80)
             if pred.label == predictions[i].label and pred.confidence < predictions[i].confidence:
                 continue
+            quad = _where_it_lies(gray, detections[i], quad)
             detections[i] = Detection(quad, detections[i].score, touching=detections[i].touching)
             predictions[i] = pred
         for (i, quad), pred in zip(other_half, beside):
@@ -846,6 +848,20 @@ def _edge_fit(gray: np.ndarray, quad: np.ndarray) -> float:
 def _fits_edges_better(gray: np.ndarray, quad: np.ndarray, than: np.ndarray) -> bool:
     """Whether the outline ``quad`` lies on the image's edges better than the outline ``than``."""
     return _edge_fit(gray, quad) > _edge_fit(gray, than)
+
+
+def _where_it_lies(gray: np.ndarray, first: Any, quad: np.ndarray) -> np.ndarray:
+    """Where a card read again from ``quad`` (the second look) lies: a quad slid off the card's
+    whole outline (``first``), which lies on the card's edges as well or better, tells what the card
+    is, not where it lies (such a quad slides between frames, and the tracker loses the card:
+    RESULTS, forty-seventh session); else the quad."""
+    if (
+        _outlined_card(first)
+        and quad_iou(quad, first.corners) >= SETTINGS.same_place_iou
+        and not _fits_edges_better(gray, quad, first.corners)
+    ):
+        return np.asarray(first.corners, np.float32)
+    return quad
 
 
 def _drop_outlined_twice(cards: list[ScannedCard]) -> list[ScannedCard]:

@@ -647,6 +647,27 @@ def test_an_outline_on_the_card_fits_its_edges_better_than_one_turned_or_shifted
     assert _edge_fit(np.full((300, 400), 60, np.uint8), card) == 0  # no edges, no fit
 
 
+def test_a_card_read_again_from_a_quad_slid_off_its_whole_outline_lies_where_its_outline_is() -> None:
+    """A deck's reader can read a card surer from a quad slid a fifth of its length off the card
+    (the strip deck: a panel's line taken for its end). Where the card lies is its whole outline's
+    word: the slid quad slides between frames, and the tracker then loses the card."""
+    from scanner.find.detect import Detection
+    from scanner.scan import _where_it_lies
+
+    table = np.full((300, 400), 60, np.uint8)
+    card = _card("red-5", (200, 150), 0.9).corners
+    cv2.fillPoly(table, [card.astype(np.int32)], 230)
+    outline = Detection(card, 0.99, outlined=True)
+    slid = card + np.array([0, 18], np.float32)  # (IoU 0.66 with the outline)
+    assert np.array_equal(_where_it_lies(table, outline, slid), card)
+    # an outline that is not the card's whole one (found only by the network), or a loose one the
+    # new quad fits the edges better than, or a quad on another place: the new quad
+    assert np.array_equal(_where_it_lies(table, Detection(card, 0.99), slid), slid)
+    assert np.array_equal(_where_it_lies(table, Detection(slid, 0.99, outlined=True), card), card)
+    away = card + np.array([0, 60], np.float32)
+    assert np.array_equal(_where_it_lies(table, outline, away), away)
+
+
 @pytest.mark.parametrize(("frame", "label"), [(2_000_323, "tweak-thief"), (4_000_029, "green-5")])
 def test_a_card_read_surely_keeps_its_label_when_its_angle_is_doubted(frame: int, label: str) -> None:
     """Benchmark frames where the second look turned a card read surely (0.93, 0.95) some 25-45
