@@ -38,6 +38,10 @@ class ScanSettings:
 
     gap_confidence: float = 0.75  # a card looked for beside others in a pile (finder missed it) needs this
     oversize: float = 1.6  # a quad longer (or larger) than this many typical cards holds touching cards
+    #: an unsure quad at least this share of a typical card long is looked at again as a card (the
+    #: second look): a dark card's bright printed shape, found alone where the card's edge hardly
+    #: shows, is 0.57-0.6 of it; a corner index, a third
+    part_length: float = 0.5
     too_long: float = 1.85  # in a pile picture, a quad this many times longer than wide too (a card: 1.4)
     sure: float = 0.85  # a card read under this is read again from slightly different quads (second look)
     second_look_gain: float = 0.15  # ... and such a reading replaces the first only if this much surer
@@ -926,7 +930,7 @@ def _card_sized(corners: np.ndarray, typical_length: float) -> bool:
     # (up to SETTINGS.oversize typical lengths: a card outlined loosely, with the pile under it or its
     # neighbour's edge; longer, touching cards for _split_merged. At 1.4, 3 cards were left unread
     # on the benchmark's 3,500 frames that a second look at 1.6 reads; none lost)
-    return 0.6 < _sides(corners)[1] / typical_length < SETTINGS.oversize
+    return SETTINGS.part_length < _sides(corners)[1] / typical_length < SETTINGS.oversize
 
 
 def _best_card_reading(pred: Any, labels: list[str]) -> Any:

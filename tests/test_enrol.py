@@ -1076,6 +1076,38 @@ def test_with_a_profile_a_card_outlined_across_and_read_as_no_card_is_looked_at_
     assert match([corners], [card.corners])
 
 
+def test_with_a_profile_a_card_found_only_as_its_printed_middle_is_looked_at_again(deck) -> None:
+    """A dark card on a dark table shows little edge, and the finder can outline only its bright
+    printed shape, a little over half the card long (0.57-0.6 on the dark family's T! cards). The
+    deck's reader reads that part as no card; the second look reads card-shaped quads at its
+    place, and the card is found where it lies."""
+    from scanner.find.detect import Detection
+    from scanner.synth.table import PlacedCard, Scene, draw_scene, random_conditions
+
+    folder, style = deck
+    scanner = load_scanner()
+    scanner.profile = enrol_folder(folder, scanner).profile
+    rng = random.Random(0)
+    scene = Scene((1000.0, 580.0))
+    for k, label in enumerate(rng.sample(LABELS, 3)):
+        place = (200 + 300 * k + rng.uniform(-30, 30), rng.uniform(200, 380))
+        scene.cards.append(PlacedCard(label, place, rng.uniform(0, 360), "centre"))
+    rendered = draw_scene(scene, random_conditions(rng, harsh=False), style, rng, 9)
+    first, *others = rendered.truth["cards"]
+    corners = np.array(first["corners"], np.float32)
+    centre = corners.mean(axis=0)
+    middle = (centre + 0.55 * (corners - centre)).astype(np.float32)
+    read = scanner._classify([card_crop(rendered.image, middle, scanner.classifier.margin)])[0]
+    assert read.label == "none" or read.confidence < SCAN_SETTINGS.sure  # the part alone is no card read
+    found = [Detection(np.array(c["corners"], np.float32), 0.99, angle_agreement=0.99) for c in others]
+    found.append(Detection(middle, 0.99, angle_agreement=0.99))
+    scanner.find_cards = lambda frame, gray, pile=False: found
+    cards = scanner.scan(rendered.image).cards
+    assert sorted(c.label for c in cards) == sorted(c["label"] for c in rendered.truth["cards"])
+    card = next(c for c in cards if c.label == first["label"])
+    assert match([corners], [card.corners])
+
+
 def test_a_face_without_a_photo_is_read_by_its_colour_and_value(tmp_path) -> None:
     """A partly enrolled deck (six faces left out, one of each colour and each value): on this
     art the shipped model reads none of those faces right, so they would all be read as some
