@@ -1043,37 +1043,53 @@ def test_with_a_profile_an_outline_read_unsurely_as_an_enrolled_card_is_not_a_ca
     assert not scanner._not_of_the_deck(Prediction("red-5", 0.05, False, probabilities))
 
 
-def test_with_a_profile_a_card_outlined_across_and_read_as_no_card_is_looked_at_again(deck) -> None:
-    """A dark card on a dark table shows little edge, and the finder can outline it across (its
-    long side taken for its short one). The deck's reader takes that quad, a part of a card, for
-    no card, surely; with a profile such a quad is read again as card-shaped quads at its place
-    (the second look), and the card is found."""
+def _one_card_found_only_as(deck, seed: int, quad_of, agreement: float):
+    """A profile of ``deck``; three of its cards on a table, the first found only as ``quad_of(its
+    corners)`` (its angle agreed on ``agreement``), the others at their outlines: how that quad
+    alone reads, the scan's cards, and the table's cards."""
     from scanner.find.detect import Detection
     from scanner.synth.table import PlacedCard, Scene, draw_scene, random_conditions
 
     folder, style = deck
     scanner = load_scanner()
     scanner.profile = enrol_folder(folder, scanner).profile
-    rng = random.Random(9)
+    rng = random.Random(seed)
     scene = Scene((1000.0, 580.0))
     for k, label in enumerate(rng.sample(LABELS, 3)):
         place = (200 + 300 * k + rng.uniform(-30, 30), rng.uniform(200, 380))
         scene.cards.append(PlacedCard(label, place, rng.uniform(0, 360), "centre"))
     rendered = draw_scene(scene, random_conditions(rng, harsh=False), style, rng, 9)
     first, *others = rendered.truth["cards"]
-    corners = np.array(first["corners"], np.float32)
-    centre = corners.mean(axis=0)
-    across = np.roll(centre + (corners - centre) @ np.array([[0, 1], [-1, 0]], np.float32), 1, axis=0)
-    read = scanner._classify([card_crop(rendered.image, across, scanner.classifier.margin)])[0]
+    quad = quad_of(np.array(first["corners"], np.float32)).astype(np.float32)
+    read = scanner._classify([card_crop(rendered.image, quad, scanner.classifier.margin)])[0]
+    found = [Detection(np.array(c["corners"], np.float32), 0.99, angle_agreement=0.99) for c in others]
+    found.append(Detection(quad, 0.99, angle_agreement=agreement))
+    scanner.find_cards = lambda frame, gray, pile=False: found
+    return read, scanner.scan(rendered.image).cards, rendered.truth["cards"]
+
+
+def _found_where_it_lies(cards, truth) -> bool:
+    """Every card of the table read, the first where it lies."""
+    first = truth[0]
+    card = next((c for c in cards if c.label == first["label"]), None)
+    same = sorted(c.label for c in cards) == sorted(c["label"] for c in truth)
+    return same and card is not None and bool(match([np.array(first["corners"])], [card.corners]))
+
+
+def test_with_a_profile_a_card_outlined_across_and_read_as_no_card_is_looked_at_again(deck) -> None:
+    """A dark card on a dark table shows little edge, and the finder can outline it across (its
+    long side taken for its short one). The deck's reader takes that quad, a part of a card, for
+    no card, surely; with a profile such a quad is read again as card-shaped quads at its place
+    (the second look), and the card is found."""
+
+    def across(corners: np.ndarray) -> np.ndarray:
+        centre = corners.mean(axis=0)
+        return np.roll(centre + (corners - centre) @ np.array([[0, 1], [-1, 0]], np.float32), 1, axis=0)
+
+    read, cards, truth = _one_card_found_only_as(deck, 9, across, 0.95)
     # read as no card surely, its angle not doubted: only a profile's look at "no card" reads it again
     assert read.label == "none" and read.confidence > SCAN_SETTINGS.sure
-    found = [Detection(np.array(c["corners"], np.float32), 0.99, angle_agreement=0.99) for c in others]
-    found.append(Detection(across.astype(np.float32), 0.99, angle_agreement=0.95))
-    scanner.find_cards = lambda frame, gray, pile=False: found
-    cards = scanner.scan(rendered.image).cards
-    assert sorted(c.label for c in cards) == sorted(c["label"] for c in rendered.truth["cards"])
-    card = next(c for c in cards if c.label == first["label"])
-    assert match([corners], [card.corners])
+    assert _found_where_it_lies(cards, truth)
 
 
 def test_with_a_profile_a_card_found_only_as_its_printed_middle_is_looked_at_again(deck) -> None:
@@ -1081,31 +1097,14 @@ def test_with_a_profile_a_card_found_only_as_its_printed_middle_is_looked_at_aga
     printed shape, a little over half the card long (0.57-0.6 on the dark family's T! cards). The
     deck's reader reads that part as no card; the second look reads card-shaped quads at its
     place, and the card is found where it lies."""
-    from scanner.find.detect import Detection
-    from scanner.synth.table import PlacedCard, Scene, draw_scene, random_conditions
 
-    folder, style = deck
-    scanner = load_scanner()
-    scanner.profile = enrol_folder(folder, scanner).profile
-    rng = random.Random(0)
-    scene = Scene((1000.0, 580.0))
-    for k, label in enumerate(rng.sample(LABELS, 3)):
-        place = (200 + 300 * k + rng.uniform(-30, 30), rng.uniform(200, 380))
-        scene.cards.append(PlacedCard(label, place, rng.uniform(0, 360), "centre"))
-    rendered = draw_scene(scene, random_conditions(rng, harsh=False), style, rng, 9)
-    first, *others = rendered.truth["cards"]
-    corners = np.array(first["corners"], np.float32)
-    centre = corners.mean(axis=0)
-    middle = (centre + 0.55 * (corners - centre)).astype(np.float32)
-    read = scanner._classify([card_crop(rendered.image, middle, scanner.classifier.margin)])[0]
+    def middle(corners: np.ndarray) -> np.ndarray:
+        centre = corners.mean(axis=0)
+        return centre + 0.55 * (corners - centre)
+
+    read, cards, truth = _one_card_found_only_as(deck, 0, middle, 0.99)
     assert read.label == "none" or read.confidence < SCAN_SETTINGS.sure  # the part alone is no card read
-    found = [Detection(np.array(c["corners"], np.float32), 0.99, angle_agreement=0.99) for c in others]
-    found.append(Detection(middle, 0.99, angle_agreement=0.99))
-    scanner.find_cards = lambda frame, gray, pile=False: found
-    cards = scanner.scan(rendered.image).cards
-    assert sorted(c.label for c in cards) == sorted(c["label"] for c in rendered.truth["cards"])
-    card = next(c for c in cards if c.label == first["label"])
-    assert match([corners], [card.corners])
+    assert _found_where_it_lies(cards, truth)
 
 
 def test_a_face_without_a_photo_is_read_by_its_colour_and_value(tmp_path) -> None:
