@@ -130,8 +130,9 @@ class Tracker:
         boxes: list[tuple[float, float, float, float]] = []  # the anchors' bounding boxes
         for scan in self._window:
             pairs = []
+            own_boxes = [(*card.corners.min(axis=0), *card.corners.max(axis=0)) for card in scan.cards]
             for j, card in enumerate(scan.cards):
-                (x0, y0), (x1, y1) = card.corners.min(axis=0), card.corners.max(axis=0)
+                x0, y0, x1, y1 = own_boxes[j]
                 for i, anchor in enumerate(anchors):
                     # (quads whose boxes do not meet do not overlap: no need for the exact test)
                     bx0, by0, bx1, by1 = boxes[i]
@@ -150,9 +151,8 @@ class Tracker:
                     taken.add(i)
             for j, card in enumerate(scan.cards):
                 if j not in placed:
-                    (x0, y0), (x1, y1) = card.corners.min(axis=0), card.corners.max(axis=0)
                     anchors.append(card.corners)
-                    boxes.append((float(x0), float(y0), float(x1), float(y1)))
+                    boxes.append(tuple(float(v) for v in own_boxes[j]))
                     clusters.append([card])
         frames = len(self._window)
         out = []
