@@ -23,7 +23,7 @@ from scanner.find.detect import (
     lying_apart,
     side_contrasts,
 )
-from scanner.find.segment import input_width, profiles_across_sides, snap_many
+from scanner.find.segment import input_width, out_to_the_card_edge, profiles_across_sides, snap_many
 from scanner.geometry.crops import card_crop, order_portrait, rotate_corners
 from scanner.geometry.mat import MatLayout, MatView, find_markers, find_mat, the_mats_own
 from scanner.labels import FACES, back_number, label_kind
@@ -240,8 +240,19 @@ class Scanner:
         else:
             mat = find_mat(frame, self.mat_layout) if self.mat_layout is not None else None
         source = mat.normalise_colour(frame) if mat is not None else frame
-        crops = [card_crop(source, d.corners, self.classifier.margin) for d in detections]
+        # a card outlined on the frame printed inside it (``Detection.framed``) is reported at its
+        # edge; with a deck profile (which learned both cuts) it is read at both; zero-shot, at its
+        # frame, where its print fills more of the crop: read at its edge, an unseen deck's backs
+        # read as faces more often (RESULTS, forty-eighth session)
+        zero_shot = self.profile is None
+        framed = [i for i, d in enumerate(detections) if d.framed is not None and not zero_shot]
+        cuts = [d.framed if d.framed is not None and zero_shot else d.corners for d in detections]
+        crops = [card_crop(source, corners, self.classifier.margin) for corners in cuts]
+        crops += [card_crop(source, detections[i].framed, self.classifier.margin) for i in framed]
         predictions = self._classify(crops)
+        for i, at_frame in zip(framed, predictions[len(detections) :]):
+            predictions[i] = _read_both_cuts(predictions[i], at_frame, self.classifier.labels)
+        predictions = predictions[: len(detections)]
         # a card found where the finder is unsure (Detection.weak) is kept only if read surely, from
         # its outline or from one of the second look's (a washed-out card's outline is often off)
         weak = [
@@ -338,14 +349,14 @@ class Scanner:
             outlines = detect_cards(frame, enrolment=enrolment)
             for d in outlines:
                 d.outlined = True
-            return outlines
+            return _out_to_the_card_edges(frame, outlines)
         if gray is None:
             gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         # (the finder's first look does not need the outlines)
         first = self._beside(self.finder.find_and_map, frame, gray) if self.threaded else None
         outlines = detect_cards(frame, enrolment=enrolment)
         learned, prob = self._find(frame, gray, outlines, not pile, first.result() if first is not None else None)
-        return fuse_outlines(learned, outlines, prob, (frame.shape[1], frame.shape[0]))
+        return _out_to_the_card_edges(frame, fuse_outlines(learned, outlines, prob, (frame.shape[1], frame.shape[0])))
 
     def _find(
         self,
@@ -821,6 +832,39 @@ def _drop_nested(
                 else:
                     keep[j if misfit(j) > misfit(i) else i] = False
     return [d for d, k in zip(detections, keep) if k], [p for p, k in zip(predictions, keep) if k]
+
+
+def _out_to_the_card_edges(frame: np.ndarray, detections: list[Detection]) -> list[Detection]:
+    """Each outline lying on a frame printed inside its card moved out to the card's edge
+    (``out_to_the_card_edge``); not a touching card's (beyond its side lies the other card's print)."""
+    alone = [i for i, d in enumerate(detections) if not d.touching]
+    moved = out_to_the_card_edge(frame, [detections[i].corners for i in alone])
+    detections = list(detections)
+    for i, corners in zip(alone, moved):
+        if not np.array_equal(corners, detections[i].corners):
+            detections[i] = replace(detections[i], corners=corners, framed=detections[i].corners)
+    return detections
+
+
+def _read_both_cuts(card: Any, framed: Any, labels: list[str]) -> Any:
+    """One reading of a card cut twice, at its edge and at the frame printed inside it: the mean
+    of the two readings' probabilities (over ``labels``). Cut at its edge, a card shows the colour
+    of its rim; cut at its frame, its print fills more of the crop (a deck reader that learned a
+    card from a washed-out photo reads a small numeral better so); where the two disagree the
+    reading is unsure, not sure of either.
+
+    >>> from scanner.read.classify import Prediction
+    >>> labels = ["orange-4", "yellow-4", "none"]
+    >>> a = Prediction("orange-4", 0.9, False, np.array([0.9, 0.1, 0.0]))
+    >>> b = Prediction("yellow-4", 0.5, True, np.array([0.3, 0.5, 0.2]))
+    >>> both = _read_both_cuts(a, b, labels)
+    >>> both.label, round(both.confidence, 2), both.upside_down
+    ('orange-4', 0.6, False)
+    """
+    probabilities = (card.probabilities + framed.probabilities) / 2
+    best = int(probabilities.argmax())
+    way = card if card.probabilities[best] >= framed.probabilities[best] else framed  # (which way up)
+    return replace(way, label=labels[best], confidence=float(probabilities[best]), probabilities=probabilities)
 
 
 def _relabels_sure(first: Any, variant: Any) -> bool:

@@ -62,6 +62,9 @@ class Detection:
     # a card whatever is printed on it, even when the classifier does not know the art
     outlined: bool = False
     unseen: bool = False  # an outline where the learned finder sees no card: dropped if read surely as none
+    # the outline found on a frame printed inside the card, where it was moved out to the card's
+    # edge (``scan.find_cards``): the card is read at both
+    framed: np.ndarray | None = None
 
     @property
     def area(self) -> float:

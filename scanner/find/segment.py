@@ -36,6 +36,11 @@ class FinderSettings:
     snap_samples: int = 32  # points along each side where snap_to_edges looks for the card's outline
     huber: float = 1.345  # px: beyond this distance from the fitted side a point's weight falls (OpenCV's DIST_HUBER)
     same_card: float = 0.6  # two blobs whose quads overlap this much (IoU) voted for one card
+    # a card's printed frame: its outer edge, beyond an outline, taken for the card's own
+    # (``out_to_the_card_edge``)
+    frame_edge_share: float = 0.3  # the outer step at least this share of the outline's own step
+    frame_edge_floor: float = 12.0  # ... and at least this much (largest channel difference, 0-255)
+    frame_widest: float = 0.2  # a printed frame at most this share of the outline's short side wide
 
 
 SETTINGS = FinderSettings()
@@ -271,6 +276,69 @@ def snap_many(gray: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
     )
     out = np.where(ok[..., None], corner, q).astype(np.float32)
     return list(out)
+
+
+def out_to_the_card_edge(frame: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
+    """Each quad moved out to the card's own edge where it lies on a frame printed inside it: the
+    strongest edge of many cards is their printed border's inner line (a dark band on a light card,
+    a white panel in a coloured rim), and the card beyond it reads as another (its colour in the
+    rim cut off) or as one its deck learned whole. On each side, across it, the median colour step
+    along the side; where every side shows one further out (the outermost local peak, a share of
+    the side's own step, within ``frame_widest`` of the short side), the sides move out there.
+    A quad with no such step on a side (a card outlined at its edge: the table beyond) stays.
+
+    >>> card = np.full((200, 200, 3), 200, np.uint8)
+    >>> card[40:160, 60:140] = (40, 40, 160)  # the card's red rim
+    >>> card[50:150, 70:130] = 250  # its white panel, where the strongest edge lies
+    >>> panel = np.array([[70, 50], [130, 50], [130, 150], [70, 150]], np.float32)
+    >>> out_to_the_card_edge(card, [panel])[0].round().tolist()
+    [[60.0, 40.0], [140.0, 40.0], [140.0, 160.0], [60.0, 160.0]]
+    """
+    if not quads:
+        return []
+    q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    ends = np.roll(q, -1, axis=1)
+    length = np.linalg.norm(ends - q, axis=2)  # Q x 4
+    widest = SETTINGS.frame_widest * length.min(axis=1)  # Q
+    span = 3  # px: a step measured across this many pixels (a blurred edge's is spread over several)
+    offsets = np.arange(-3, int(np.ceil(widest.max())) + 4, dtype=np.float32)
+    ts = np.linspace(0.15, 0.85, 24, dtype=np.float32)
+    frame = frame if frame.ndim == 3 else frame[..., None]
+    channels = []
+    for c in range(frame.shape[2]):
+        _, _, profile, normal = profiles_across_sides(np.ascontiguousarray(frame[..., c]), q, ts, offsets)
+        channels.append(profile)
+    profile = np.stack(channels)
+    step = np.abs(profile[..., span:] - profile[..., :-span]).max(axis=0)  # Q x 4 x samples x steps
+    side = np.median(step, axis=2)  # Q x 4 x steps: robust to a card or a shadow over part of a side
+    at = offsets[:-span] + span / 2  # where each step lies, outwards from the quad
+    own = side[..., np.abs(at) <= 1.5].max(axis=-1)
+    peak = np.zeros_like(side, bool)
+    peak[..., 1:-1] = (side[..., 1:-1] >= side[..., :-2]) & (side[..., 1:-1] >= side[..., 2:])
+    beyond = (
+        peak
+        & (at >= span)
+        & (at <= widest[:, None, None])
+        & (side >= np.maximum(SETTINGS.frame_edge_floor, SETTINGS.frame_edge_share * own)[..., None])
+    )
+    outermost = np.where(beyond, np.arange(len(at)), -1).max(axis=-1)  # Q x 4
+    grow = (outermost >= 0).all(axis=1)
+    # the edge itself: the steepest pixel step inside that span (a sharp edge's span-wide steps
+    # make a plateau, the outermost of which lies past it)
+    pixel_step = np.median(np.abs(np.diff(profile, axis=-1)).max(axis=0), axis=2)  # Q x 4 x offsets - 1
+    inside = np.maximum(outermost, 0)[..., None] + np.arange(span)
+    steepest = np.take_along_axis(pixel_step, inside, axis=-1).argmax(axis=-1)[..., None]
+    distance = np.where(grow[:, None], offsets[np.take_along_axis(inside, steepest, -1)[..., 0]] + 0.5, 0.0)
+    # each side moved out along its normal; corner i where side i-1 meets side i
+    start = q + normal * distance[..., None]
+    along = ends - q
+    p1, v1 = np.roll(start, 1, axis=1), np.roll(along, 1, axis=1)
+    cross = v1[..., 0] * along[..., 1] - v1[..., 1] * along[..., 0]
+    gap = start - p1
+    t = (gap[..., 0] * along[..., 1] - gap[..., 1] * along[..., 0]) / np.where(np.abs(cross) < 1e-6, 1.0, cross)
+    moved = (p1 + v1 * t[..., None]).astype(np.float32)
+    grow &= (np.abs(cross) >= 1e-6).all(axis=1)
+    return [moved[k] if grow[k] else q[k] for k in range(len(q))]
 
 
 class FinderError(ScannerError, ValueError):

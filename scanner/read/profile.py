@@ -1000,6 +1000,7 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
 
     from scanner.find.detect import SETTINGS as OUTLINES
     from scanner.find.detect import detect_cards, dominant_outline, map_support
+    from scanner.find.segment import out_to_the_card_edge
     from scanner.metrics import quad_iou
 
     found = [(0, d.corners) for d in detect_cards(frame, consistent=False, enrolment=True)]
@@ -1092,7 +1093,11 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
             "the card's edge hardly shows against the table (glare, or a table the card's colour): "
             "take the photo again out of direct light, on a plain darker surface"
         )
-    return shown, ""
+    # an outline on the frame printed inside the card is moved out to its edge, as the scan's are;
+    # the card is learned at both cuts, as the scan reads it at both (``scan._read_both_cuts``)
+    cuts = out_to_the_card_edge(frame, shown)
+    cuts += [q for q in shown if all(quad_iou(q, k) < SETTINGS.same_outline for k in cuts)]
+    return cuts, ""
 
 
 def _whole_card_around(
