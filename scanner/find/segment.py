@@ -6,6 +6,7 @@ by array code for all the frame's cards at once (``snap_many``). No contour sear
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -191,7 +192,8 @@ def profiles_across_sides(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The image's brightness across the sides of quads (Q x 4 x 2): at the fractions ``ts`` along
     each side, at ``offsets`` pixels across it (from inside to outside). Returns the points' x and
-    y and the brightness, each Q x 4 sides x samples x offsets, and each side's outward normal."""
+    y and the brightness, each Q x 4 sides x samples x offsets (and channels, for a colour image),
+    and each side's outward normal."""
     h, w = gray.shape[:2]
     q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
     ends = np.roll(q, -1, axis=1)
@@ -207,7 +209,10 @@ def profiles_across_sides(
     py = (q[..., 1, None] + d[..., 1, None] * along)[..., None] + normal[..., 1, None, None] * offsets
     xi = np.clip(np.rint(px).astype(np.intp), 0, w - 1)
     yi = np.clip(np.rint(py).astype(np.intp), 0, h - 1)
-    profile = gray.ravel().take(yi * w + xi).astype(np.float32)
+    if gray.ndim == 2:
+        profile = gray.ravel().take(yi * w + xi).astype(np.float32)
+    else:  # (a colour image: each channel's profile, on a last axis)
+        profile = gray.reshape(h * w, -1).take(yi * w + xi, axis=0).astype(np.float32)
     return px, py, profile, normal
 
 
@@ -303,13 +308,10 @@ def out_to_the_card_edge(frame: np.ndarray, quads: list[np.ndarray]) -> list[np.
     span = 3  # px: a step measured across this many pixels (a blurred edge's is spread over several)
     offsets = np.arange(-3, int(np.ceil(widest.max())) + 4, dtype=np.float32)
     ts = np.linspace(0.15, 0.85, 24, dtype=np.float32)
-    frame = frame if frame.ndim == 3 else frame[..., None]
-    channels = []
-    for c in range(frame.shape[2]):
-        _, _, profile, normal = profiles_across_sides(np.ascontiguousarray(frame[..., c]), q, ts, offsets)
-        channels.append(profile)
-    profile = np.stack(channels)
-    step = np.abs(profile[..., span:] - profile[..., :-span]).max(axis=0)  # Q x 4 x samples x steps
+    _, _, profile, normal = profiles_across_sides(frame, q, ts, offsets)
+    # channels first, and the largest of them taken pairwise (NumPy is slow on a short last axis)
+    profile = np.ascontiguousarray(np.moveaxis(profile if frame.ndim == 3 else profile[..., None], -1, 0))
+    step = functools.reduce(np.maximum, np.abs(profile[..., span:] - profile[..., :-span]))  # Q x 4 x samples x steps
     side = np.median(step, axis=2)  # Q x 4 x steps: robust to a card or a shadow over part of a side
     at = offsets[:-span] + span / 2  # where each step lies, outwards from the quad
     own = side[..., np.abs(at) <= 1.5].max(axis=-1)
@@ -325,7 +327,7 @@ def out_to_the_card_edge(frame: np.ndarray, quads: list[np.ndarray]) -> list[np.
     grow = (outermost >= 0).all(axis=1)
     # the edge itself: the steepest pixel step inside that span (a sharp edge's span-wide steps
     # make a plateau, the outermost of which lies past it)
-    pixel_step = np.median(np.abs(np.diff(profile, axis=-1)).max(axis=0), axis=2)  # Q x 4 x offsets - 1
+    pixel_step = np.median(functools.reduce(np.maximum, np.abs(np.diff(profile, axis=-1))), axis=2)
     inside = np.maximum(outermost, 0)[..., None] + np.arange(span)
     steepest = np.take_along_axis(pixel_step, inside, axis=-1).argmax(axis=-1)[..., None]
     distance = np.where(grow[:, None], offsets[np.take_along_axis(inside, steepest, -1)[..., 0]] + 0.5, 0.0)
