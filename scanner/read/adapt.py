@@ -83,6 +83,7 @@ class AdaptSettings:
     #: an enrolment photo's card is cut at each way's outline of it; outlines this alike (IoU) are one
     same_outline: float = 0.95
     same_place: float = 0.5  # ... and the scan's outline this alike (IoU) is of the same card
+    enrol_same_place: float = 0.6  # the ways' outlines of an enrolment photo this alike (IoU): one place
     #: an enrolment photo's card found by one way alone on a patterned surface is refused where its
     #: edge shows along less than this share of the outline (``profile.card_outlines``; ribbon
     #: deck 2's photos: outlines on the card 0.95-1.0, turned or cut off it 0.62-0.73; 0: off)

@@ -1020,7 +1020,7 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
     places: list[list[tuple[int, np.ndarray]]] = []
     for way, quad in sorted(found, key=lambda f: f[0]):
         for place in places:
-            if quad_iou(quad, place[0][1]) >= 0.6:
+            if quad_iou(quad, place[0][1]) >= SETTINGS.enrol_same_place:
                 place.append((way, quad))
                 break
         else:
@@ -1094,9 +1094,24 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
             "take the photo again out of direct light, on a plain darker surface"
         )
     # an outline on the frame printed inside the card is moved out to its edge, as the scan's are;
-    # the card is learned at both cuts, as the scan reads it at both (``scan._read_both_cuts``)
-    cuts = out_to_the_card_edge(frame, shown)
-    cuts += [q for q in shown if all(quad_iou(q, k) < SETTINGS.same_outline for k in cuts)]
+    # the card is learned at both cuts, as the scan reads it at both (``scan._read_both_cuts``).
+    # Where another way's outline, so moved, holds the chosen one, the chosen was a part of the card:
+    # the card is the larger, and only the cuts of its place are learned
+    moved = out_to_the_card_edge(frame, shown)
+    holding = [
+        k
+        for k in range(1, len(moved))
+        if not np.array_equal(moved[k], shown[k])
+        and _area(moved[k]) > _area(moved[0])
+        and contained_share(moved[k], moved[0]) >= SETTINGS.enrol_part_inside
+    ]
+    card = moved[max(holding, key=lambda k: _area(moved[k]))] if holding else moved[0]
+    cuts = [card]
+    for quad in [*moved, *shown]:
+        if quad_iou(quad, card) >= SETTINGS.enrol_same_place and all(
+            quad_iou(quad, k) < SETTINGS.same_outline for k in cuts
+        ):
+            cuts.append(quad)
     return cuts, ""
 
 
