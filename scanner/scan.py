@@ -251,12 +251,7 @@ class Scanner:
         crops += [card_crop(source, detections[i].framed, self.classifier.margin) for i in framed]
         predictions = self._classify(crops)
         for i, at_frame in zip(framed, predictions[len(detections) :]):
-            # (read surely at its frame, as before the card's edge was found, it is read so: the
-            # mean of two cuts is doubted more, and the referee asked more: RESULTS, forty-eighth session)
-            if at_frame.confidence < SETTINGS.sure:
-                predictions[i] = _read_both_cuts(predictions[i], at_frame, self.classifier.labels)
-            else:
-                predictions[i] = at_frame
+            predictions[i] = _read_both_cuts(predictions[i], at_frame, self.classifier.labels)
         predictions = predictions[: len(detections)]
         # a card found where the finder is unsure (Detection.weak) is kept only if read surely, from
         # its outline or from one of the second look's (a washed-out card's outline is often off)
