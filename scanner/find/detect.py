@@ -63,7 +63,7 @@ class Detection:
     outlined: bool = False
     unseen: bool = False  # an outline where the learned finder sees no card: dropped if read surely as none
     # the outline found on a frame printed inside the card, where it was moved out to the card's
-    # edge (``scan.find_cards``): the card is read at both
+    # edge (``scan.find_cards``): zero-shot the card is read there, with a deck profile at both
     framed: np.ndarray | None = None
 
     @property
