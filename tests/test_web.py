@@ -304,3 +304,26 @@ def test_stream_rejects_a_bad_since(referee):
     match_id = new_match(referee)
     res = referee.client.get(f"/api/matches/{match_id}/stream?since=abc")
     assert res.status_code == 400 and "since" in res.json["message"]
+
+
+def test_servers_starting_at_once_share_one_whole_secret_key(tmp_path):
+    """CI's test workers once read the key file between its creation and its write, got an empty
+    key and no sessions. Every starter gets the same whole key; an empty file left by a crash is
+    renewed, not used."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from companion.web import _instance_secret
+
+    for attempt in range(5):
+        folder = tmp_path / f"instance-{attempt}"
+        folder.mkdir()
+        with ThreadPoolExecutor(8) as pool:
+            keys = set(pool.map(_instance_secret, [str(folder)] * 32))
+        assert len(keys) == 1 and len(keys.pop()) == 64
+    crashed = tmp_path / "crashed"
+    crashed.mkdir()
+    (crashed / "secret_key").write_text("")
+    key = _instance_secret(str(crashed))
+    assert len(key) == 64 and (crashed / "secret_key").read_text() == key
+    assert oct((crashed / "secret_key").stat().st_mode & 0o777) == "0o600"
+    assert [p.name for p in crashed.iterdir()] == ["secret_key"]  # no draft left behind

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import sys
+import tempfile
 from typing import Any
 
 from flask import Flask, jsonify, request
@@ -77,14 +79,38 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
 
 def _instance_secret(instance_path: str) -> str:
-    """A secret key kept in the instance folder so sessions survive a restart."""
+    """A secret key kept in the instance folder so sessions survive a restart.
+
+    Servers (or test workers) starting at once must agree on one key and never read a half-written
+    file: the key is written to a file of its own and linked into place, which fails if another
+    process got there first; that process's whole key is then read.
+    """
     path = os.path.join(instance_path, "secret_key")
-    if not os.path.exists(path):
-        with open(path, "w") as handle:
+    for _ in range(3):
+        try:
+            with open(path) as handle:
+                key = handle.read().strip()
+        except FileNotFoundError:
+            key = ""
+        if key:
+            return key
+        _write_secret_once(path)
+    raise RuntimeError(f"tweak serve: could not keep a secret key in {path}; is the folder writable?")
+
+
+def _write_secret_once(path: str) -> None:
+    descriptor, draft = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".secret_key.")
+    try:
+        with os.fdopen(descriptor, "w") as handle:  # mkstemp makes it 0600
             handle.write(secrets.token_hex(32))
-        os.chmod(path, 0o600)
-    with open(path) as handle:
-        return handle.read().strip()
+        if os.path.exists(path) and os.path.getsize(path) == 0:
+            os.replace(draft, path)  # an empty key (a crash while writing one) is renewed
+            return
+        with contextlib.suppress(FileExistsError):  # another process's key won
+            os.link(draft, path)
+    finally:
+        if os.path.exists(draft):
+            os.unlink(draft)
 
 
 def get_service(app: Flask) -> MatchService:
