@@ -112,6 +112,10 @@ class ScanSettings:
     #: without one: on cluttered tables 11 such kept of 30, true cards 60 of 69)
     shape_edge_contrast: float = 10.0
     shape_edge_shown: float = 0.4
+    #: ... and so few of them: at most this share of the cards read. Among a deck's cards, one or
+    #: two of a kind the classifier does not know (6-17 read on the families' tables, 1 by shape);
+    #: dozens among a few read are a rug's weave or a tiled floor, not cards (real photos: 13-63)
+    shape_most: float = 0.5
     #: with more than one core, the finder's network and the play mat's markers are looked for in
     #: threads of their own while the classical outlines are drawn (they leave Python's lock while
     #: they work): the same cards, about a quarter sooner on two cores (RESULTS, twenty-fourth session)
@@ -319,13 +323,14 @@ class Scanner:
         shot, the classifier's "no card" is worth little on an art it does not know (a T! card's
         back in another deck's art, even where it reads the deck's faces well), while the finder
         found a card's shape there, surely, of a card's proportions and the size of the frame's
-        other cards, with an edge on every side (``ScanSettings.shape_*``). (Only without a deck
+        other cards, with an edge on every side (``ScanSettings.shape_*``), and a few of them only:
+        many such shapes among a few cards read are the table's pattern. (Only without a deck
         profile: a profile knows the deck's backs and T! cards.)"""
         cards = [(d, p) for d, p in zip(detections, predictions) if p.label != "none"]
         if len(cards) < 3:
             return set()
         usual = float(np.median([d.area for d, _ in cards]))
-        return {
+        shaped = {
             i
             for i, (d, p) in enumerate(zip(detections, predictions))
             if p.label == "none"
@@ -337,6 +342,7 @@ class Scanner:
             and SETTINGS.shape_area[0] <= d.area / usual <= SETTINGS.shape_area[1]
             and side_contrasts(frame, d.corners, SETTINGS.shape_edge_contrast).min() >= SETTINGS.shape_edge_shown
         }
+        return shaped if len(shaped) <= SETTINGS.shape_most * len(cards) else set()
 
     def find_cards(
         self, frame: np.ndarray, gray: np.ndarray | None = None, pile: bool = False, enrolment: bool = False

@@ -281,6 +281,30 @@ def test_a_card_the_finder_is_sure_of_is_kept_though_the_classifier_reads_no_car
     assert scanner._cards_by_shape(frame, [*others[:2], card], two) == set()  # too few cards to know their size
 
 
+def test_many_card_shapes_among_a_few_cards_read_are_the_tables_pattern() -> None:
+    """The rule above keeps one or two cards of an art the classifier does not know among the
+    deck's cards read. A rug's weave or a tiled floor seen close gives dozens of card-shaped cells
+    the finder is sure of (a real photo of one tile on a rug: 63 among 4 cards read, each then
+    reported as a card): none of them is kept. A few among as many read still are."""
+    scanner = Scanner(classifier=None)  # (only the rule is tried)
+    frame = np.full((720, 1280, 3), 60, np.uint8)
+    read = [Detection(box(60 + 120 * k, 60, 70, 98), 0.98, angle_agreement=0.9) for k in range(4)]
+    cells = [
+        Detection(box(60 + 110 * (k % 10), 240 + 140 * (k // 10), 70, 100), 0.97, angle_agreement=0.9)
+        for k in range(30)
+    ]
+    for d in [*read, *cells]:
+        (x0, y0), (x1, y1) = d.corners[0].astype(int), d.corners[2].astype(int)
+        frame[y0:y1, x0:x1] = 220
+
+    def shaped(n_cells: int) -> set[int]:
+        readings = [_reading("red-3", 0.9) for _ in read] + [_reading("none", 0.8)] * n_cells
+        return scanner._cards_by_shape(frame, [*read, *cells[:n_cells]], readings)
+
+    assert shaped(2) == {4, 5}  # a few of an unknown art among the cards read
+    assert shaped(30) == set()  # the table's pattern
+
+
 def test_a_t_pile_of_an_unseen_art_is_found_by_its_shape() -> None:
     """Pips deck 2 (no network trained on it): the T! pile's top card, whose back the classifier
     reads as no card, is found by the finder's card shape, and read so unsurely that nothing
