@@ -1,6 +1,7 @@
 """Real photographs: outlines and the enrolled reader on real Rummikub tiles (issue: recognise any deck).
 
     python benchmarks/realtiles.py [--data DIR] [--shots 1,3] [--draws 3] [--seed 0] [--no-outlines] [--no-scan]
+                                   [--no-photos]
 
 ``DIR`` (default ``../shared/realdata/realcards/rummikub_tiles``, not part of the project) holds
 230 phone photos of real tiles: cream tiles with a coloured numeral, on wood, stone, a rug, in
@@ -19,6 +20,9 @@ reader must learn from a few photos.
   doubt bar). With 28 labels unenrolled, the shipped network's opinion of them caps every
   confidence: "sure" for the tiles of the 18 labels is taken among those labels (a deck of only
   these), and the other tiles are counted both ways.
+- **Enrolment photos**: ``profile.single_card`` (as ``tweak enrol`` finds a photo's card) on every
+  photo of exactly one tile: outlined at the tile (IoU 0.8 or more), outlined elsewhere (a card
+  learned wrongly, silently), or refused with a message (the user takes it again).
 - **Whole scan**: ``Scanner.scan`` on the 21 photos whose tiles are all TWEAK labels
   (``scorer_in_vocab``; its image files are path stubs, so each photo is read from the path its
   JSON names), zero-shot and enrolled from 1 tile a label of other photos: recall, precision
@@ -200,6 +204,29 @@ def whole_scan(folder: Path, photos: dict[str, dict], scanner, seed: int) -> Non
     scanner.profile = None
 
 
+def enrolment_photos(folder: Path, photos: dict[str, dict], scanner) -> None:
+    """``single_card`` on each photo of one tile: right, wrong or refused."""
+    from scanner.metrics import quad_iou
+    from scanner.read.profile import single_card
+
+    right = wrong = refused = 0
+    for name, entry in sorted(photos.items()):
+        if len(entry["tiles"]) != 1:
+            continue
+        tile = np.array(entry["tiles"][0]["corners"], np.float32)
+        corners, _ = single_card(cv2.imread(str(folder / name), cv2.IMREAD_COLOR), scanner.finder)
+        if corners is None:
+            refused += 1
+        elif quad_iou(corners, tile) >= 0.8:
+            right += 1
+        else:
+            wrong += 1
+    print(
+        f"enrolment photos of one tile ({right + wrong + refused}): outlined at the tile {right}, "
+        f"elsewhere {wrong}, refused with a message {refused}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT)
@@ -208,12 +235,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-outlines", action="store_true")
     parser.add_argument("--no-scan", action="store_true", help="leave out the whole scan of scorer_in_vocab")
+    parser.add_argument("--no-photos", action="store_true", help="leave out the enrolment photos' outlines")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     photos = load(args.data)
     if not args.no_outlines:
         outlines(args.data, photos)
     scanner = load_scanner()
+    if not args.no_photos:
+        enrolment_photos(args.data, photos, scanner)
     if not args.no_scan:
         whole_scan(args.data, photos, scanner, args.seed)
     for shots in (int(s) for s in args.shots.split(",")):
