@@ -439,6 +439,13 @@ def test_a_coarse_look_believes_only_a_card_sized_quad_holding_the_part() -> Non
     assert profile_module._whole_card_around(frame, Finder([card + away]), panel + away) == (None, [])
     # not holding the outline: not its card
     assert profile_module._whole_card_around(frame, Finder([card]), panel + np.float32([400, 0])) == (None, [])
+    # on a rug (8-px blocks of weave, turned): edges show along any quad (0.9 of this one), but its
+    # inside is the rug around it, not a card (a real tile's photo was learned from such a quad)
+    blocks = cv2.resize(np.random.default_rng(0).random((180, 320)).astype(np.float32), (1280, 720), interpolation=0)
+    turned = cv2.warpAffine(blocks, cv2.getRotationMatrix2D((640, 360), 30, 1.0), (1280, 720))
+    rug = np.dstack([cv2.GaussianBlur(((turned > 0.5) * 170 + 60).astype(np.uint8), (3, 3), 0)] * 3)
+    assert profile_module.edge_shown(rug, card) >= profile_module.SETTINGS.enrol_coarse_edge
+    assert profile_module._whole_card_around(rug, Finder([card]), panel)[0] is None
 
 
 def test_an_enrolment_outline_across_glare_is_refused_not_learned(monkeypatch) -> None:

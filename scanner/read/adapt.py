@@ -98,6 +98,11 @@ class AdaptSettings:
     enrol_coarse_widths: tuple[float, ...] = (0.5, 0.33, 0.25)
     enrol_coarse_size: tuple[float, float] = (0.8, 1.5)
     enrol_coarse_edge: float = 0.8  # (photo and ribbon decks at zoom 4: on the card 0.81-1.0, off it 0.38-0.73)
+    #: ... and its inside's colours apart from the ring around it at least this much (Bhattacharyya
+    #: distance of Lab histograms): a rug's weave is edges everywhere, and the coarse look sees a
+    #: "card" of it beside a real tile it never found (0.20 and 0.30; cards' chosen outlines on the
+    #: families' enrolment photos 0.16-0.94, the one coarse look among them 0.90)
+    enrol_coarse_apart: float = 0.5
     enrol_part_inside: float = 0.9
     enrol_part_area: float = 1.7
     #: an enrolment outline is used where the colour changes across it (Lab distance over this) at

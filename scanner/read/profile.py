@@ -1149,11 +1149,46 @@ def _whole_card_around(
         ]
         if holding:  # (A-paper: a card's shape)
             holding = [q for _, q in _off_the_mat(frame, [(2, q) for q in holding])]
-        clear = [q for q in holding if edge_shown(frame, q) >= SETTINGS.enrol_coarse_edge]
+        clear = [
+            q
+            for q in holding
+            if edge_shown(frame, q) >= SETTINGS.enrol_coarse_edge
+            and apart_from_around(frame, q) >= SETTINGS.enrol_coarse_apart
+        ]
         if clear:
             return max(clear, key=_area), []
         unclear += [q for q in holding if edge_shows(frame, q)]  # (along none, it is not a card at all)
     return None, unclear
+
+
+def apart_from_around(frame: np.ndarray, quad: np.ndarray) -> float:
+    """How far the colours inside ``quad`` (its middle, 0.85 of it) are from those of the ring
+    around it (1.08-1.35 times it): the Bhattacharyya distance of their Lab histograms, 0 (alike)
+    to 1. A card stands apart from the table it lies on; a quad drawn on a patterned table does not.
+
+    >>> table = np.full((200, 200, 3), 90, np.uint8)
+    >>> quad = np.float32([[70, 60], [130, 60], [130, 144], [70, 144]])
+    >>> round(apart_from_around(table, quad), 2)
+    0.0
+    >>> table[60:144, 70:130] = 230
+    >>> apart_from_around(table, quad) > 0.9
+    True
+    """
+    import cv2
+
+    lab = cv2.cvtColor(frame, cv2.COLOR_BGR2Lab)
+    centre = quad.mean(axis=0)
+    inside = np.zeros(frame.shape[:2], np.uint8)
+    cv2.fillPoly(inside, [((quad - centre) * 0.85 + centre).astype(np.int32)], 255)
+    ring = np.zeros(frame.shape[:2], np.uint8)
+    cv2.fillPoly(ring, [((quad - centre) * 1.35 + centre).astype(np.int32)], 255)
+    cv2.fillPoly(ring, [((quad - centre) * 1.08 + centre).astype(np.int32)], 0)
+    hists = [cv2.calcHist([lab], [0, 1, 2], mask, [8, 8, 8], [0, 256, 0, 256, 0, 256]) for mask in (inside, ring)]
+    if min(float(h.sum()) for h in hists) == 0:
+        return 1.0  # (the ring wholly outside the frame: nothing to compare with)
+    for h in hists:
+        cv2.normalize(h, h, 1, 0, cv2.NORM_L1)
+    return float(cv2.compareHist(hists[0], hists[1], cv2.HISTCMP_BHATTACHARYYA))
 
 
 def _near_card_outlines(frame: np.ndarray) -> list[np.ndarray]:
