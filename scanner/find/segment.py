@@ -296,7 +296,9 @@ def out_to_the_card_edge(frame: np.ndarray, quads: list[np.ndarray]) -> list[np.
     rim cut off) or as one its deck learned whole. On each side, across it, the median colour step
     along the side; where every side shows one further out (the outermost local peak, a share of
     the side's own step, within ``frame_widest`` of the short side), the sides move out there.
-    A quad with no such step on a side (a card outlined at its edge: the table beyond) stays.
+    A quad with no such step on a side (a card outlined at its edge: the table beyond) stays, and
+    so does one whose band up to that step varies along its sides (``frame_band_flat``): a printed
+    band is one colour along its side, a rug's weave around a plain card is not.
 
     >>> card = np.full((200, 200, 3), 200, np.uint8)
     >>> card[40:160, 60:140] = (40, 40, 160)  # the card's red rim

@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 
 from scanner.core import ScannerError
-from scanner.find.detect import aspect_ratio, contained_share
+from scanner.find.detect import aspect_ratio, contained_share, grow_quad
 from scanner.labels import BACKS, COLOURS, FACES, KINDS, LABELS, label_kind
 from scanner.read.adapt import (
     FEATURES_VERSION,
@@ -1177,12 +1177,11 @@ def apart_from_around(frame: np.ndarray, quad: np.ndarray) -> float:
     import cv2
 
     lab = cv2.cvtColor(frame, cv2.COLOR_BGR2Lab)
-    centre = quad.mean(axis=0)
     inside = np.zeros(frame.shape[:2], np.uint8)
-    cv2.fillPoly(inside, [((quad - centre) * 0.85 + centre).astype(np.int32)], 255)
+    cv2.fillPoly(inside, [grow_quad(quad, 0.85).astype(np.int32)], 255)
     ring = np.zeros(frame.shape[:2], np.uint8)
-    cv2.fillPoly(ring, [((quad - centre) * 1.35 + centre).astype(np.int32)], 255)
-    cv2.fillPoly(ring, [((quad - centre) * 1.08 + centre).astype(np.int32)], 0)
+    cv2.fillPoly(ring, [grow_quad(quad, 1.35).astype(np.int32)], 255)
+    cv2.fillPoly(ring, [grow_quad(quad, 1.08).astype(np.int32)], 0)
     hists = [cv2.calcHist([lab], [0, 1, 2], mask, [8, 8, 8], [0, 256, 0, 256, 0, 256]) for mask in (inside, ring)]
     if min(float(h.sum()) for h in hists) == 0:
         return 1.0  # (the ring wholly outside the frame: nothing to compare with)
