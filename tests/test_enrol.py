@@ -382,6 +382,25 @@ def test_a_card_photographed_close_whose_picture_breaks_its_edge_is_outlined_who
     assert _close_photo_outlined("photo", "green-6") > 0.85
 
 
+@pytest.mark.parametrize("family, label", [("pips", "back-7"), ("pips", "back-8")])
+def test_a_card_photographed_close_is_outlined_at_its_blurred_edge_not_its_line(family: str, label: str) -> None:
+    """The pips deck's backs photographed four times nearer than the mount's height: a sharp white
+    line printed inside the card steps 100-220 levels, the card's own edge on the table 30-70
+    spread over 6-10 pixels. Measured across 3 pixels the edge fell under 0.3 of the line's step,
+    and the card was outlined and learned at the line (IoU 0.73-0.74)."""
+    assert _close_photo_outlined(family, label) > 0.95
+
+
+@pytest.mark.parametrize("family", ["pips", "texture"])
+def test_a_card_photographed_close_on_a_checked_cloth_is_not_one_of_its_squares(family: str) -> None:
+    """Purple-2 photographed four times nearer than the mount's height on a blue checked cloth: the
+    finder takes the cloth's squares for cards and does not see the card, six times the size it
+    learned, so the classical outline and the finder agreed on a square beside it, which was
+    learned as the card (IoU 0). The card's own outline, far larger than the pattern's squares,
+    stands apart from the cloth with its edge all round."""
+    assert _close_photo_outlined(family, "purple-2") > 0.95
+
+
 def test_a_card_photographed_close_seen_only_as_its_numeral_is_outlined_whole() -> None:
     """The photo deck's orange-5 photographed four times nearer than the mount's height on the
     white mat: no outline finds its pale edge, and the finder's first look sees only its numeral

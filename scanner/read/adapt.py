@@ -105,6 +105,13 @@ class AdaptSettings:
     enrol_coarse_apart: float = 0.5
     enrol_part_inside: float = 0.9
     enrol_part_area: float = 1.7
+    #: an enrolment photo's chosen place with this many outlines about its size (half to twice its
+    #: area) elsewhere in the photo is one of the table's pattern (a checked cloth's squares, which
+    #: the finder takes for cards): where an outline ``enrol_over_pattern`` times its area or more
+    #: stands apart from the table with its edge all round (``enrol_coarse_edge``,
+    #: ``enrol_coarse_apart``), that is the card, photographed too close for the finder to see it
+    enrol_pattern_alike: int = 3
+    enrol_over_pattern: float = 3.0
     #: an enrolment outline is used where the colour changes across it (Lab distance over this) at
     #: this share of its length at least; under it no edge shows (glare, a table the card's colour)
     #: and the photo is refused (the tuning families' glare photos: 0.23-0.30, true outlines ~1)

@@ -1056,6 +1056,10 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
         if around:
             places.remove(around[0])
             places.insert(0, around[0])
+        else:
+            over = _card_over_the_pattern(frame, places)
+            if over is not None:
+                places.insert(0, places.pop(over))
     best = places[0][0][1]  # (the first way's quad: classical, then the region, then the finder)
     # where the finder sees card in the chosen place, an outline it sees no card in is the table's
     # pattern (a checked cloth's square of half a card's area), not a second card
@@ -1159,6 +1163,37 @@ def _whole_card_around(
             return max(clear, key=_area), []
         unclear += [q for q in holding if edge_shows(frame, q)]  # (along none, it is not a card at all)
     return None, unclear
+
+
+def _card_over_the_pattern(frame: np.ndarray, places: list[list[tuple[int, np.ndarray]]]) -> int | None:
+    """The index in ``places`` of a card photographed close over a patterned cloth, where the place
+    chosen (the first) is one of the cloth's squares: the finder takes the squares for cards (two
+    ways then agree on one) and does not see a card many times the size it learned. The card is the
+    largest outline ``enrol_over_pattern`` times the chosen one's area or more, card-shaped, whose
+    edge shows all round and whose colours stand apart from the table around it; None where the
+    chosen place is not one of a pattern or no such outline is seen."""
+    from scanner.find.detect import SETTINGS as OUTLINES
+
+    chosen = places[0][0][1]
+    area = _area(chosen)
+    alike = [
+        p[0][1]
+        for p in places[1:]
+        if 0.5 * area <= _area(p[0][1]) <= 2 * area
+        and contained_share(chosen, p[0][1]) < 0.5
+        and contained_share(p[0][1], chosen) < 0.5
+    ]
+    if len(_distinct_large(alike)) < SETTINGS.enrol_pattern_alike:
+        return None
+    over = [
+        k
+        for k, p in enumerate(places)
+        if _area(p[0][1]) >= SETTINGS.enrol_over_pattern * area
+        and OUTLINES.card_aspect[0] <= aspect_ratio(p[0][1]) <= OUTLINES.card_aspect[1]
+        and edge_shown(frame, p[0][1]) >= SETTINGS.enrol_coarse_edge
+        and apart_from_around(frame, p[0][1]) >= SETTINGS.enrol_coarse_apart
+    ]
+    return max(over, key=lambda k: _area(places[k][0][1])) if over else None
 
 
 def apart_from_around(frame: np.ndarray, quad: np.ndarray) -> float:
