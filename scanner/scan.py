@@ -65,6 +65,10 @@ class ScanSettings:
     same_place_iou: float = 0.5  # a second look's quad overlapping a card's whole outline this much is on that card
     relabel_fit_floor: float = 0.5  # a new outline that relabels a card must fit the edges this share as well
     no_card_doubt: float = 0.5  # a quad first read as no card counts at most this sure of it
+    #: ... and one that is a card's print alone (its outline inside the second look's quad, this
+    #: share of it, and at most ``print_area`` of its area) is not held to ``relabel_fit_floor``
+    print_inside: float = 0.9
+    print_area: float = 0.75
     cut_part_area: float = 0.75  # a part cut out of a rejected quad has at least this share of a typical card's area
     two_cards: float = 1.4  # an outline this many times a card's area holds two touching cards
     overlapping_fit: float = 0.25  # nested quads within this (log long side) of the typical card ...
@@ -674,7 +678,10 @@ class Scanner:
                 if pred.label != predictions[i].label:  # (each outline's edge fit computed once)
                     fit, first_fit = _edge_fit(gray, quad), _edge_fit(gray, detections[i].corners)
                     worse = fit <= first_fit  # (not ``_fits_edges_better``)
-                    if (_relabels_sure(predictions[i], pred) and worse) or fit < SETTINGS.relabel_fit_floor * first_fit:
+                    if (_relabels_sure(predictions[i], pred) and worse) or (
+                        fit < SETTINGS.relabel_fit_floor * first_fit
+                        and not self._card_around_its_print(predictions[i], detections[i].corners, quad)
+                    ):
                         continue
                 best[i] = (quad, pred)
             elif (
@@ -685,6 +692,21 @@ class Scanner:
             ):
                 best[i] = (quad, pred)
         return best
+
+    def _card_around_its_print(self, first: Any, outline: np.ndarray, quad: np.ndarray) -> bool:
+        """Whether a second look's ``quad``, read as one of the deck's cards, is the card around
+        an ``outline`` first read as no card that is only its printed shape: a dark card on a dark
+        table shows no edge of its own, and its bright print is outlined alone. Such a card's
+        outline cannot fit the image's edges as well as the print's (``relabel_fit_floor``), but
+        the print lies inside it (``SETTINGS.print_inside``), smaller (``print_area``). Only with a
+        deck profile: the deck's own reader knows its cards whole; zero-shot a card read surely
+        from a quad around something read as no card is the classifier's guess at an unknown art."""
+        return (
+            self.profile is not None
+            and first.label == "none"
+            and _area(outline) <= SETTINGS.print_area * _area(quad)
+            and contained_share(quad, outline) >= SETTINGS.print_inside
+        )
 
     def _fill_gaps(self, source: np.ndarray, detections: list[Any], predictions: list[Any]):
         """Spread cards lie side by side: one card length or width beside each card read, where no
