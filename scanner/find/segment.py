@@ -42,10 +42,10 @@ class FinderSettings:
     frame_edge_share: float = 0.3  # the outer step at least this share of the outline's own step
     frame_edge_floor: float = 12.0  # ... and at least this much (largest channel difference, 0-255)
     frame_widest: float = 0.2  # a printed frame at most this share of the outline's short side wide
-    #: the outer step's strength also measured across this share of the short side (3 px at least):
-    #: a card photographed near blurs its edge over more pixels while its printed line's edge stays
-    #: sharp, so a 3 px step fell under the share above (backs four times nearer: 0.13-0.3 of it).
-    #: Under 133 px (the mount's height: about 50) it is the 3 px step
+    #: the outer step's strength also measured across this share of the short side (3 px at least),
+    #: where it is the steepest within it: a card photographed near blurs its edge over more pixels
+    #: while its printed line's edge stays sharp, so a 3 px step fell under the share above (backs
+    #: four times nearer: 0.13-0.3 of it). Under 133 px (the mount's height: about 50) the same
     frame_step_span: float = 0.03
     #: a printed band is one colour along its side: between the outline and the step beyond it, the
     #: colour's spread along the side (its standard deviation) under this share of that step on all
@@ -330,18 +330,22 @@ def out_to_the_card_edge(frame: np.ndarray, quads: list[np.ndarray]) -> list[np.
     own = side[..., np.abs(at) <= 1.5].max(axis=-1)
     peak = np.zeros_like(side, bool)
     peak[..., 1:-1] = (side[..., 1:-1] >= side[..., :-2]) & (side[..., 1:-1] >= side[..., 2:])
-    # each step's strength also across a wider span about the same place (the whole of a blurred edge)
+    # each step's strength also across a wider span about the same place (the whole of a blurred
+    # edge), where it is the steepest within that span (not a bump on the tail of a stronger edge)
     extra = max(0, int(round((SETTINGS.frame_step_span * float(np.median(length.min(axis=1))) - span) / 2)))
     strength = side
     if extra:
         padded = np.pad(profile, [(0, 0)] * (profile.ndim - 1) + [(extra, extra)], mode="edge")
         wide = functools.reduce(np.maximum, np.abs(padded[..., span + 2 * extra :] - padded[..., : -span - 2 * extra]))
-        strength = np.maximum(side, np.median(wide, axis=2))
+        around = np.pad(side, [(0, 0), (0, 0), (extra, extra)], mode="edge")
+        steepest = np.lib.stride_tricks.sliding_window_view(around, 2 * extra + 1, axis=-1).max(axis=-1)
+        strength = np.where(side >= steepest, np.maximum(side, np.median(wide, axis=2)), side)
     beyond = (
         peak
         & (at >= span)
         & (at <= widest[:, None, None])
-        & (strength >= np.maximum(SETTINGS.frame_edge_floor, SETTINGS.frame_edge_share * own)[..., None])
+        & (side >= SETTINGS.frame_edge_floor)
+        & (strength >= SETTINGS.frame_edge_share * own[..., None])
     )
     outermost = np.where(beyond, np.arange(len(at)), -1).max(axis=-1)  # Q x 4
     grow = (outermost >= 0).all(axis=1)
