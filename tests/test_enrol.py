@@ -404,6 +404,22 @@ def test_a_card_photographed_close_on_a_checked_cloth_is_not_one_of_its_squares(
     assert _close_photo_outlined(family, "purple-2") > 0.95
 
 
+def test_a_card_the_colour_of_the_mat_seen_only_as_the_finders_guesses_is_refused_for_its_edge() -> None:
+    """The texture deck's cream T! shifter photographed 2.5 times nearer on the cream play mat (the
+    benchmark's third take of it, as stored): no outline finds its edge, and the finder guesses two quads
+    across it. The photo is refused, as it was, but for what is wrong ("the card's edge hardly
+    shows"), not as "2 card-shaped outlines found", which asked for a photo of one card."""
+    from scanner.labels import LABELS as ALL_LABELS
+    from scanner.read.profile import NO_EDGE, single_card
+    from scanner.train.enrol_eval import RETAKE_SEEDS, card_photo
+
+    seed = 7_000_100 + ALL_LABELS.index("tweak-shifter") + 2 * RETAKE_SEEDS
+    photo = card_photo("tweak-shifter", family_deck("texture", 1), seed, 2.5)
+    stored = cv2.imdecode(cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 92])[1], cv2.IMREAD_COLOR)
+    corners, problem = single_card(stored, load_scanner().finder)
+    assert corners is None and problem == NO_EDGE
+
+
 def test_a_card_photographed_close_seen_only_as_its_numeral_is_outlined_whole() -> None:
     """The photo deck's orange-5 photographed four times nearer than the mount's height on the
     white mat: no outline finds its pale edge, and the finder's first look sees only its numeral

@@ -976,6 +976,12 @@ def burnt_beyond_usual(share: float, usual: float | None) -> bool:
     return share >= max(SETTINGS.enrol_burnt_share, SETTINGS.enrol_burnt_usual * (usual or 0.0))
 
 
+NO_EDGE = (
+    "the card's edge hardly shows against the table (glare, or a table the card's colour): "
+    "take the photo again out of direct light, on a plain darker surface"
+)
+
+
 def single_card(frame: np.ndarray, finder: Any = None) -> tuple[np.ndarray | None, str]:
     """The one card of an enrolment photo (``card_outlines``' first outline), or (None, what was
     seen)."""
@@ -1072,6 +1078,8 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
         and contained_share(best, p[0][1]) < 0.5
         and (not best_seen or seen(p[0][1]))
     ]
+    if rivals and not any(edge_shows(frame, q) for q in [best, *rivals]):
+        return [], NO_EDGE  # (the finder's guesses at a card the colour of the table: no edge to count)
     if rivals:
         return [], (
             f"{1 + len(rivals)} card-shaped outlines found, a photo must show exactly one card"
@@ -1093,10 +1101,7 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
     # is not where the card is, and a deck learned from it reads that card as another, surely
     shown = [q for q in kept if edge_shows(frame, q)]
     if not shown:
-        return [], (
-            "the card's edge hardly shows against the table (glare, or a table the card's colour): "
-            "take the photo again out of direct light, on a plain darker surface"
-        )
+        return [], NO_EDGE
     # an outline on the frame printed inside the card is moved out to its edge, as the scan's are;
     # the card is learned at both cuts, as the scan reads it at both (``scan._read_both_cuts``).
     # Where another way's outline, so moved, holds the chosen one, the chosen was a part of the card:
