@@ -1158,12 +1158,7 @@ def _whole_card_around(
         ]
         if holding:  # (A-paper: a card's shape)
             holding = [q for _, q in _off_the_mat(frame, [(2, q) for q in holding])]
-        clear = [
-            q
-            for q in holding
-            if edge_shown(frame, q) >= SETTINGS.enrol_coarse_edge
-            and apart_from_around(frame, q) >= SETTINGS.enrol_coarse_apart
-        ]
+        clear = [q for q in holding if _clearly_a_card(frame, q)]
         if clear:
             return max(clear, key=_area), []
         unclear += [q for q in holding if edge_shows(frame, q)]  # (along none, it is not a card at all)
@@ -1195,10 +1190,19 @@ def _card_over_the_pattern(frame: np.ndarray, places: list[list[tuple[int, np.nd
         for k, p in enumerate(places)
         if _area(p[0][1]) >= SETTINGS.enrol_over_pattern * area
         and OUTLINES.card_aspect[0] <= aspect_ratio(p[0][1]) <= OUTLINES.card_aspect[1]
-        and edge_shown(frame, p[0][1]) >= SETTINGS.enrol_coarse_edge
-        and apart_from_around(frame, p[0][1]) >= SETTINGS.enrol_coarse_apart
+        and _clearly_a_card(frame, p[0][1])
     ]
     return max(over, key=lambda k: _area(places[k][0][1])) if over else None
+
+
+def _clearly_a_card(frame: np.ndarray, quad: np.ndarray) -> bool:
+    """Whether a quad no way agreed on is a card all the same: its edge shows all round it
+    (``enrol_coarse_edge``) and its colours stand apart from the table around it
+    (``enrol_coarse_apart``; on a rug the weave's edges show along any quad)."""
+    return (
+        edge_shown(frame, quad) >= SETTINGS.enrol_coarse_edge
+        and apart_from_around(frame, quad) >= SETTINGS.enrol_coarse_apart
+    )
 
 
 def apart_from_around(frame: np.ndarray, quad: np.ndarray) -> float:
