@@ -112,6 +112,14 @@ class AdaptSettings:
     #: ``enrol_coarse_apart``), that is the card, photographed too close for the finder to see it
     enrol_pattern_alike: int = 3
     enrol_over_pattern: float = 3.0
+    #: every card of a deck has one shape: an enrolment photo whose outline's long / short side is
+    #: more than this share off the deck's (the median of its photos) is looked at again, and an
+    #: outline of the deck's shape holding it (``enrol_part_inside`` of it), clearly a card, at
+    #: ``enrol_shape_area`` times its area, is the card (a coloured header band the outline stopped
+    #: at). The tuning families' photos outlined right lie within 0.08 of it, but a tilted few
+    enrol_shape_apart: float = 0.08
+    enrol_shape_area: tuple[float, float] = (1.15, 4.0)
+    enrol_shape_from: int = 3  # photos needed to know the deck's shape
     #: an enrolment outline is used where the colour changes across it (Lab distance over this) at
     #: this share of its length at least; under it no edge shows (glare, a table the card's colour)
     #: and the photo is refused (the tuning families' glare photos: 0.23-0.30, true outlines ~1)

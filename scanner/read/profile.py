@@ -831,6 +831,7 @@ def _enrolment_cards(
     aspects: list[float] = []
     burnt: list[tuple[Path, float]] = []
     used = 0
+    found: list[tuple[str, Path, list[np.ndarray]]] = []
     for label, paths in by_label.items():
         for path in paths:
             frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
@@ -841,12 +842,23 @@ def _enrolment_cards(
             if not outlines:
                 refused.append(f"{path}: {problem}")
                 continue
-            burnt.append((path, burnt_share(frame, outlines[0])))
-            outlines += _scanned_outlines(frame, scanner, outlines)
-            cards.setdefault(label, []).extend(card_image(frame, corners) for corners in outlines)
-            photos[label] = photos.get(label, 0) + 1
-            aspects.append(aspect_ratio(outlines[0]))
-            used += 1
+            found.append((label, path, outlines))
+    # every card of a deck has one shape: a photo whose outline is of another is looked at again
+    shapes = [aspect_ratio(outlines[0]) for _, _, outlines in found]
+    shape = float(np.median(shapes)) if len(shapes) >= SETTINGS.enrol_shape_from else None
+    for (label, path, outlines), aspect in zip(found, shapes):
+        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if frame is None:  # (read a moment ago: changed meanwhile)
+            refused.append(f"{path}: cannot be read as an image")
+            continue
+        if shape is not None and abs(aspect / shape - 1) > SETTINGS.enrol_shape_apart:
+            outlines = card_outlines(frame, scanner.finder, shape)[0] or outlines
+        burnt.append((path, burnt_share(frame, outlines[0])))
+        outlines += _scanned_outlines(frame, scanner, outlines)
+        cards.setdefault(label, []).extend(card_image(frame, corners) for corners in outlines)
+        photos[label] = photos.get(label, 0) + 1
+        aspects.append(aspect_ratio(outlines[0]))
+        used += 1
     for path in layout_photos_in(folder):
         named = _laid_out_cards(path, scanner, refused)
         for label, (outline, images) in named.items():
@@ -989,7 +1001,7 @@ def single_card(frame: np.ndarray, finder: Any = None) -> tuple[np.ndarray | Non
     return (outlines[0] if outlines else None), problem
 
 
-def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarray], str]:
+def card_outlines(frame: np.ndarray, finder: Any = None, aspect: float | None = None) -> tuple[list[np.ndarray], str]:
     """The one card of an enrolment photo, found three ways that fail differently: the classical
     outlines (no art assumed, but a table's edge or shadow can look like a big card), the region
     standing out from the table around it (``detect.dominant_outline``), and the finder's cards
@@ -1001,7 +1013,8 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
     patterned cloth's card-sized squares, its edge not showing all round, is refused
     (``AdaptSettings.enrol_lone_way_edge``). Returns the card's outlines, the chosen one first and
     then the other ways' outlines of the same place (each way errs its own way, as it will on the
-    table), or ([], what was seen)."""
+    table), or ([], what was seen). ``aspect``: the deck's shape (long / short side), where its
+    other photos tell it: an outline of another shape is looked at again (``_of_the_decks_shape``)."""
     import cv2
 
     from scanner.find.detect import SETTINGS as OUTLINES
@@ -1066,6 +1079,10 @@ def card_outlines(frame: np.ndarray, finder: Any = None) -> tuple[list[np.ndarra
             over = _card_over_the_pattern(frame, places)
             if over is not None:
                 places.insert(0, places.pop(over))
+    if aspect is not None:
+        holder = _of_the_decks_shape(frame, places, aspect)
+        if holder is not None:
+            places.insert(0, [holder])
     best = places[0][0][1]  # (the first way's quad: classical, then the region, then the finder)
     # where the finder sees card in the chosen place, an outline it sees no card in is the table's
     # pattern (a checked cloth's square of half a card's area), not a second card
@@ -1193,6 +1210,49 @@ def _card_over_the_pattern(frame: np.ndarray, places: list[list[tuple[int, np.nd
         and _clearly_a_card(frame, p[0][1])
     ]
     return max(over, key=lambda k: _area(places[k][0][1])) if over else None
+
+
+def _of_the_decks_shape(
+    frame: np.ndarray, places: list[list[tuple[int, np.ndarray]]], aspect: float
+) -> tuple[int, np.ndarray] | None:
+    """Where the place chosen (the first) is not of the deck's shape (``aspect``, long / short
+    side; more than ``enrol_shape_apart`` off it), a way's outline of that shape holding it (of
+    that place too: the finder's quad of the whole card is alike enough to the part to join it)
+    (``enrol_part_inside`` of it), ``enrol_shape_area`` times its area and clearly a card
+    (``_clearly_a_card``): the card, whose outline stopped where a part of another colour begins
+    (a header band). The one nearest the deck's shape, with its way; None where the chosen is of
+    the deck's shape or none holds it.
+
+    >>> table = np.full((400, 400, 3), 90, np.uint8)
+    >>> table[100:268, 140:260] = 235  # a card 120 x 168 (1.4), its top quarter a red band
+    >>> table[100:142, 140:260] = (40, 40, 200)
+    >>> body = np.float32([[140, 142], [259, 142], [259, 267], [140, 267]])
+    >>> card = np.float32([[140, 100], [259, 100], [259, 267], [140, 267]])
+    >>> way, quad = _of_the_decks_shape(table, [[(0, body)], [(2, card)]], 1.4)
+    >>> way, bool(np.array_equal(quad, card))
+    (2, True)
+    >>> _of_the_decks_shape(table, [[(0, body)], [(2, card)]], 1.05) is None
+    True
+    """
+
+    def off(quad: np.ndarray) -> float:
+        return abs(aspect_ratio(quad) / aspect - 1)
+
+    chosen = places[0][0][1]
+    if off(chosen) <= SETTINGS.enrol_shape_apart:
+        return None
+    low, high = SETTINGS.enrol_shape_area
+    holding = [
+        (way, quad)
+        for place in places
+        for way, quad in place
+        if quad is not chosen
+        and off(quad) <= SETTINGS.enrol_shape_apart
+        and low * _area(chosen) <= _area(quad) <= high * _area(chosen)
+        and contained_share(quad, chosen) >= SETTINGS.enrol_part_inside
+        and _clearly_a_card(frame, quad)
+    ]
+    return min(holding, key=lambda h: off(h[1])) if holding else None
 
 
 def _clearly_a_card(frame: np.ndarray, quad: np.ndarray) -> bool:
