@@ -259,7 +259,7 @@ class Scanner:
         crops += [card_crop(source, detections[i].framed, self.classifier.margin) for i in framed]
         predictions = self._classify(crops)
         for i, at_frame in zip(framed, predictions[len(detections) :]):
-            predictions[i] = _read_both_cuts(predictions[i], at_frame, self.classifier.labels)
+            predictions[i] = _mean_reading(predictions[i], at_frame, self.classifier.labels)
         predictions = predictions[: len(detections)]
         # a card found where the finder is unsure (Detection.weak) is kept only if read surely, from
         # its outline or from one of the second look's (a washed-out card's outline is often off)
@@ -636,8 +636,14 @@ class Scanner:
             # moved half off at 0.80)
             if pred.label == predictions[i].label and pred.confidence < predictions[i].confidence:
                 continue
-            quad = _where_it_lies(gray, detections[i], quad)
-            detections[i] = Detection(quad, detections[i].score, touching=detections[i].touching)
+            lies = _where_it_lies(gray, detections[i], quad)
+            if lies is not quad and predictions[i].label not in ("none", pred.label):
+                # the card lies at its whole outline, read there as another card than from the quad
+                # beside it: two looks at one card that disagree are not sure of either (a strip
+                # deck's 6 read as a 4 surely from a quad a few pixels off, unsurely as a 2 at its
+                # outline; published as a sure discard: RESULTS, fifty-first session)
+                pred = _mean_reading(predictions[i], pred, self.classifier.labels)
+            detections[i] = Detection(lies, detections[i].score, touching=detections[i].touching)
             predictions[i] = pred
         for (i, quad), pred in zip(other_half, beside):
             if _accepted(pred) and pred.confidence >= SETTINGS.gap_confidence:
@@ -874,18 +880,19 @@ def _out_to_the_card_edges(frame: np.ndarray, detections: list[Detection]) -> li
     return detections
 
 
-def _read_both_cuts(card: Any, framed: Any, labels: list[str]) -> Any:
-    """One reading of a card cut twice, at its edge and at the frame printed inside it: the mean
-    of the two readings' probabilities (over ``labels``). Cut at its edge, a card shows the colour
-    of its rim; cut at its frame, its print fills more of the crop (a deck reader that learned a
-    card from a washed-out photo reads a small numeral better so); where the two disagree the
-    reading is unsure, not sure of either.
+def _mean_reading(card: Any, framed: Any, labels: list[str]) -> Any:
+    """One reading of a card read twice: the mean of the two readings' probabilities (over
+    ``labels``); where the two disagree the reading is unsure, not sure of either. A card cut at
+    its edge and at the frame printed inside it: cut at its edge, it shows the colour of its rim;
+    cut at its frame, its print fills more of the crop (a deck reader that learned a card from a
+    washed-out photo reads a small numeral better so). And a card read at its whole outline and
+    at a second look's quad beside it (``Scanner._second_look``).
 
     >>> from scanner.read.classify import Prediction
     >>> labels = ["orange-4", "yellow-4", "none"]
     >>> a = Prediction("orange-4", 0.9, False, np.array([0.9, 0.1, 0.0]))
     >>> b = Prediction("yellow-4", 0.5, True, np.array([0.3, 0.5, 0.2]))
-    >>> both = _read_both_cuts(a, b, labels)
+    >>> both = _mean_reading(a, b, labels)
     >>> both.label, round(both.confidence, 2), both.upside_down
     ('orange-4', 0.6, False)
     """

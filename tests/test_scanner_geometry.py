@@ -755,6 +755,50 @@ def test_a_second_look_does_not_relabel_a_card_read_surely() -> None:
     assert not _relabels_sure(read("none", 0.9), read("green-5", 0.97))  # not a card: may become one
 
 
+@pytest.mark.parametrize(
+    ("at_outline", "expected"),
+    [
+        ({"yellow-2": 0.3, "yellow-6": 0.25, "yellow-4": 0.2, "none": 0.25}, ("yellow-4", 0.6)),  # two looks differ
+        ({"yellow-4": 0.7, "yellow-6": 0.3}, ("yellow-4", 1.0)),  # the same card, read surer: as before
+    ],
+)
+def test_a_card_read_as_another_from_a_quad_beside_its_whole_outline_is_not_sure(monkeypatch, at_outline, expected):
+    """With a deck profile, the second look reads a card again from quads about its outline. Where
+    the card lies at its whole outline (the quad beside it fits the edges no better) and the quad
+    reads another card than the outline did, the two looks at one card disagree: the card is read
+    as their mean, not as surely as the quad alone. (The strip deck's yellow-6, read as a 2 at 0.24
+    at its outline and as a 4 at 1.0 from a quad a few pixels off, was published as a sure discard of
+    a yellow-4.) Where both read the same card, the surer reading stands."""
+    from scanner.find.detect import Detection
+    from scanner.read.classify import Prediction
+    from scanner.read.profile import DeckProfile
+    from scanner.scan import load_scanner
+
+    scanner = load_scanner()
+    labels = scanner.classifier.labels
+
+    def reading(shares: dict[str, float]) -> Prediction:
+        p = np.zeros(len(labels), np.float32)
+        for label, share in shares.items():
+            p[labels.index(label)] = share
+        best = max(shares, key=shares.__getitem__)
+        return Prediction(best, shares[best], False, p)
+
+    table = np.full((300, 400, 3), 60, np.uint8)
+    card = _card("yellow-6", (200, 150), 0.9).corners
+    cv2.fillPoly(table, [card.astype(np.int32)], (230, 230, 230))
+    outline = Detection(card, 0.99, outlined=True, angle_agreement=0.99)
+    beside = reading({"yellow-4": 1.0})
+    looks = iter([{0: (card + np.float32([0, 4]), beside)}])
+    monkeypatch.setattr(scanner, "profile", DeckProfile(1, "", None, [], {}))
+    monkeypatch.setattr(scanner, "_best_variants", lambda *args: next(looks, {}))
+    monkeypatch.setattr(scanner, "_classify", lambda crops, turned=True: [beside] * len(crops))
+    found, read = scanner._second_look(table, [outline], [reading(at_outline)])
+    assert np.array_equal(found[0].corners, card)  # where it lies: its whole outline
+    assert (read[0].label, round(read[0].confidence, 3)) == expected
+    assert expected[1] == 1.0 or read[0].confidence < scanner.profile.doubt_below
+
+
 def test_an_outline_on_the_card_fits_its_edges_better_than_one_turned_or_shifted_off_it() -> None:
     from scanner.scan import _edge_fit, _fits_edges_better
 

@@ -1120,7 +1120,7 @@ def card_outlines(frame: np.ndarray, finder: Any = None, aspect: float | None = 
     if not shown:
         return [], NO_EDGE
     # an outline on the frame printed inside the card is moved out to its edge, as the scan's are;
-    # the card is learned at both cuts, as the scan reads it at both (``scan._read_both_cuts``).
+    # the card is learned at both cuts, as the scan reads it at both (``scan._mean_reading``).
     # Where another way's outline, so moved, holds the chosen one, the chosen was a part of the card:
     # the card is the larger, and only the cuts of its place are learned
     moved = out_to_the_card_edge(frame, shown)
