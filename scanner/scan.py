@@ -880,7 +880,7 @@ def _out_to_the_card_edges(frame: np.ndarray, detections: list[Detection]) -> li
     return detections
 
 
-def _mean_reading(card: Any, framed: Any, labels: list[str]) -> Any:
+def _mean_reading(first: Any, second: Any, labels: list[str]) -> Any:
     """One reading of a card read twice: the mean of the two readings' probabilities (over
     ``labels``); where the two disagree the reading is unsure, not sure of either. A card cut at
     its edge and at the frame printed inside it: cut at its edge, it shows the colour of its rim;
@@ -896,9 +896,9 @@ def _mean_reading(card: Any, framed: Any, labels: list[str]) -> Any:
     >>> both.label, round(both.confidence, 2), both.upside_down
     ('orange-4', 0.6, False)
     """
-    probabilities = (card.probabilities + framed.probabilities) / 2
+    probabilities = (first.probabilities + second.probabilities) / 2
     best = int(probabilities.argmax())
-    way = card if card.probabilities[best] >= framed.probabilities[best] else framed  # (which way up)
+    way = first if first.probabilities[best] >= second.probabilities[best] else second  # (which way up)
     return replace(way, label=labels[best], confidence=float(probabilities[best]), probabilities=probabilities)
 
 

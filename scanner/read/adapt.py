@@ -116,7 +116,7 @@ class AdaptSettings:
     #: more than this share off the deck's (the median of its photos) is looked at again, and an
     #: outline of the deck's shape holding it (``enrol_part_inside`` of it), clearly a card, at
     #: ``enrol_shape_area`` times its area, is the card (a coloured header band the outline stopped
-    #: at). The tuning families' photos outlined right lie within 0.08 of it, but a tilted few
+    #: at). The tuning families' photos outlined right lie within 0.08 of it, but for a few tilted
     enrol_shape_apart: float = 0.08
     enrol_shape_area: tuple[float, float] = (1.15, 4.0)
     enrol_shape_from: int = 3  # photos needed to know the deck's shape

@@ -819,7 +819,8 @@ def _enrolment_cards(
 ) -> tuple[dict[str, list[np.ndarray]], dict[str, int], list[str], list[float], int, list[str]]:
     """Each enrolment photo's card cut at each outline found of it (``enrol_folder``): the cards by
     label, photos used by label, the photos refused (why), the outlines' aspect ratios, photos used,
-    and advice on the photos used (``photo_advice``)."""
+    and advice on the photos used (``photo_advice``). A photo outlined in another shape than the
+    deck's (its photos' median) is outlined again, knowing it (``_of_the_decks_shape``)."""
     import cv2
 
     from scanner.read.adapt import card_image
@@ -1216,9 +1217,9 @@ def _of_the_decks_shape(
     frame: np.ndarray, places: list[list[tuple[int, np.ndarray]]], aspect: float
 ) -> tuple[int, np.ndarray] | None:
     """Where the place chosen (the first) is not of the deck's shape (``aspect``, long / short
-    side; more than ``enrol_shape_apart`` off it), a way's outline of that shape holding it (of
-    that place too: the finder's quad of the whole card is alike enough to the part to join it)
-    (``enrol_part_inside`` of it), ``enrol_shape_area`` times its area and clearly a card
+    side; more than ``enrol_shape_apart`` off it), a way's outline of that shape holding it
+    (``enrol_part_inside`` of it; one of the chosen place too, which the finder's quad of the whole
+    card joins), ``enrol_shape_area`` times its area and clearly a card
     (``_clearly_a_card``): the card, whose outline stopped where a part of another colour begins
     (a header band). The one nearest the deck's shape, with its way; None where the chosen is of
     the deck's shape or none holds it.
