@@ -111,7 +111,8 @@ def test_first_run_calibration_finds_the_mat_locks_and_saves(referee, app) -> No
         assert picture.status_code == 200 and picture.mimetype == "image/jpeg"
         watcher = app.test_client()
         assert watcher.get("/calibrate").status_code == 200
-        vision_of(app).enrolment.update(areas=[9000.0] * 3, burnt=[0.4] * 3)  # cards confirmed in the wizard before
+        # cards confirmed in the wizard before
+        vision_of(app).enrolment.update(areas=[9000.0] * 3, burnt=[0.4] * 3, aspects=[1.4] * 3)
         answer = referee.post("/api/camera/calibrate", json={"mat": "A3"})
         assert answer.status_code == 200, answer.get_json()
         data = answer.get_json()
@@ -121,7 +122,7 @@ def test_first_run_calibration_finds_the_mat_locks_and_saves(referee, app) -> No
         assert set(saved.zones) == {"deck", "tweak_pile", "centre"}
         assert client.get("/api/camera").get_json()["calibrated"] is True
         # their size and light were seen from where the camera was
-        assert vision_of(app).enrolment["areas"] == [] and vision_of(app).enrolment["burnt"] == []
+        assert all(vision_of(app).enrolment[usual] == [] for usual in ("areas", "burnt", "aspects"))
         # the saved zones are used from now on (and at the next start, from the instance folder)
         assert client.get("/api/camera.jpg").status_code == 200
         assert vision_of(app).scanner_loaded.calibration is not None

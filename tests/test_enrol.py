@@ -1002,10 +1002,10 @@ def test_the_wizard_flags_a_card_burnt_white_by_glare(referee, app) -> None:
 def test_every_warning_of_the_wizard_is_translated() -> None:
     """The phone shows the wizard's warnings in the dashboard's language: each has its words in
     every language (``i18n.translate`` gives English back for a message it does not know)."""
-    from companion.web.enrolment import BURNT, EDGE_HIDDEN, SMALLER
+    from companion.web.enrolment import BURNT, EDGE_HIDDEN, OTHER_SHAPE, SMALLER
     from companion.web.i18n import LANGUAGES, translate
 
-    for warning in (EDGE_HIDDEN, SMALLER, BURNT):
+    for warning in (EDGE_HIDDEN, SMALLER, OTHER_SHAPE, BURNT):
         assert all(lang == "en" or translate(warning, lang) != warning for lang in LANGUAGES), warning
 
 
@@ -1039,6 +1039,37 @@ def test_the_wizard_flags_an_outline_much_smaller_than_the_decks_cards(referee, 
     with camera_showing(app, image):  # the usual size again
         cards = referee.post("/api/enrol/capture").get_json()["cards"]
         assert all(c["warning"] is None and c["area_share"] == pytest.approx(1, abs=0.1) for c in cards)
+
+
+def test_the_wizard_flags_an_outline_of_another_shape_than_the_decks_cards(referee, app) -> None:
+    """Every card of a deck has one shape, and the table's fixed camera sees it alike: once three
+    cards are confirmed, outlines of another shape (here the same cards squeezed to 0.8 of their
+    width: cut short at a printed band, as a header band stops an outline) are flagged; cards of the
+    usual shape are not, and a new camera position forgets the shape."""
+    from companion.web.enrolment import OTHER_SHAPE
+    from scanner.piles import render_pile
+    from tests.helpers import camera_showing
+
+    image, truth = render_pile(11, n=3)
+    h, w = image.shape[:2]
+    squeezed = np.empty_like(image)  # the same cards, 0.8 times as wide, on the same table colour
+    squeezed[:] = np.median(image.reshape(-1, 3), axis=0).astype(np.uint8)
+    narrow = cv2.resize(image, (int(w * 0.8), h), interpolation=cv2.INTER_AREA)
+    squeezed[:, (w - narrow.shape[1]) // 2 : (w - narrow.shape[1]) // 2 + narrow.shape[1]] = narrow
+    with camera_showing(app, image):
+        cards = referee.post("/api/enrol/capture").get_json()["cards"]
+        assert len(cards) == 3 and all(c["warning"] is None for c in cards)
+        usual = float(np.median([c["aspect"] for c in cards]))
+        assert usual == pytest.approx(1.4, abs=0.05)
+        assert referee.post("/api/enrol/confirm", json={"labels": sorted(truth)}).status_code == 200
+    assert len(vision_of(app).enrolment["aspects"]) == 3
+    with camera_showing(app, squeezed):
+        cards = referee.post("/api/enrol/capture").get_json()["cards"]
+        assert len(cards) == 3 and all(c["aspect"] > 1.5 for c in cards), cards
+        assert all(c["warning"] == OTHER_SHAPE for c in cards), cards
+    with camera_showing(app, image):  # the usual shape again
+        cards = referee.post("/api/enrol/capture").get_json()["cards"]
+        assert all(c["warning"] is None for c in cards)
 
 
 def test_enrolment_needs_the_referee_and_a_picture(app, referee) -> None:

@@ -102,7 +102,7 @@ def calibrate():
     path = current_app.config["CALIBRATION"]
     Calibration((frame.shape[1], frame.shape[0]), zones).save(Path(path))
     vision_of().forget_scanner()  # the next scan uses the new zones
-    # the camera may have moved (and the light with it): the enrolment wizard's usual card size and
-    # share burnt white start again from new readings
-    vision_of().enrolment.update(areas=[], burnt=[])
+    # the camera may have moved (and the light with it): the enrolment wizard's usual card size,
+    # shape and share burnt white start again from new readings
+    vision_of().enrolment.update(areas=[], burnt=[], aspects=[])
     return jsonify({"mat": size, "markers": mat.markers, "locked": sorted(locked), "zones": sorted(zones)})

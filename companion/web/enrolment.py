@@ -21,6 +21,10 @@ SMALLER = (
     "its outline is much smaller than the deck's other cards (a panel printed on the card?): "
     "skip it, or read it again alone on a plain surface"
 )
+OTHER_SHAPE = (
+    "its outline is not the shape of the deck's other cards (cut short at a band printed on the card?): "
+    "skip it, or read it again alone on a plain surface"
+)
 BURNT = (
     "part of it is burnt white (glare, or too much light): its print is lost there; "
     "skip it and read it again out of direct light"
@@ -29,9 +33,23 @@ bp.before_request(check_csrf)
 
 
 def _warning(
-    edge: float, area: float, usual: float | None, burnt: float = 0.0, usual_burnt: float | None = None
+    edge: float,
+    area: float,
+    usual: float | None,
+    burnt: float = 0.0,
+    usual_burnt: float | None = None,
+    aspect: float | None = None,
+    usual_aspect: float | None = None,
 ) -> str | None:
-    """Why a card read by the wizard is best left out, or None."""
+    """Why a card read by the wizard is best left out, or None. ``aspect``: its outline's long side
+    / short; every card of a deck has one shape, which the fixed camera sees alike (``usual_aspect``,
+    ``AdaptSettings.enrol_shape_apart``, as ``tweak enrol`` looks again at such a photo).
+
+    >>> _warning(1.0, 9000, 9000, aspect=1.86, usual_aspect=1.40) == OTHER_SHAPE
+    True
+    >>> _warning(1.0, 9000, 9000, aspect=1.45, usual_aspect=1.40) is None
+    True
+    """
     from scanner.read.adapt import SETTINGS
     from scanner.read.profile import burnt_beyond_usual
 
@@ -39,14 +57,16 @@ def _warning(
         return EDGE_HIDDEN
     if usual is not None and area < SETTINGS.enrol_smaller * usual:
         return SMALLER
+    if aspect is not None and usual_aspect is not None and abs(aspect / usual_aspect - 1) > SETTINGS.enrol_shape_apart:
+        return OTHER_SHAPE
     if burnt_beyond_usual(burnt, usual_burnt):
         return BURNT
     return None
 
 
 def _usual(confirmed: list[float], read: list[float]) -> float | None:
-    """The usual card's area (or share burnt white) on the fixed camera: the confirmed cards', else
-    those just read."""
+    """The usual card's area (or share burnt white, or shape) on the fixed camera: the confirmed
+    cards', else those just read."""
     import statistics
 
     from scanner.read.adapt import SETTINGS
@@ -100,12 +120,14 @@ def enrol_capture():
     card whose outline shows no edge (glare, a table the card's colour) is flagged to be skipped,
     as ``tweak enrol`` refuses such a photo: learned from a wrong outline, its card reads as another.
     So is an outline much smaller than the deck's usual card (the camera is fixed): a printed panel,
+    an outline of another shape than the deck's cards (cut short where a printed band begins),
     and a card partly burnt white (glare: its print lost there, ``profile.burnt_share``).
     ``{"sheet": 1 | 2}``: the cards lie in the rows of that sheet of the standard layout
     (``scanner.read.layout``), and each is proposed as its place's label (rows that do not hold
     the sheet's counts are refused, before any card is named)."""
     import cv2
 
+    from scanner.find.detect import aspect_ratio
     from scanner.read.adapt import card_image
     from scanner.read.layout import STANDARD_LAYOUT, LayoutError
     from scanner.read.profile import burnt_share, edge_shown
@@ -138,9 +160,11 @@ def enrol_capture():
     shown = [edge_shown(frame, c.corners) for c in cards]
     burnt = [burnt_share(frame, c.corners) for c in cards]
     areas = [float(cv2.contourArea(c.corners.astype("float32"))) for c in cards]
-    state["last_areas"], state["last_burnt"] = areas, burnt
+    aspects = [aspect_ratio(c.corners) for c in cards]
+    state["last_areas"], state["last_burnt"], state["last_aspects"] = areas, burnt, aspects
     usual = _usual(state["areas"], areas)
     usual_burnt = _usual(state["burnt"], burnt)
+    usual_aspect = _usual(state["aspects"], aspects)
     return jsonify(
         {
             "cards": [
@@ -154,9 +178,10 @@ def enrol_capture():
                     "edge_shown": round(edge, 2),
                     "area_share": None if usual is None else round(area / usual, 2),  # of the usual card's area
                     "burnt_share": round(white, 3),  # of its inner part burnt white (``burnt_share``)
-                    "warning": _warning(edge, area, usual, white, usual_burnt),
+                    "aspect": round(aspect, 2),  # its outline's long side / short
+                    "warning": _warning(edge, area, usual, white, usual_burnt, aspect, usual_aspect),
                 }
-                for i, (c, edge, area, white) in enumerate(zip(cards, shown, areas, burnt))
+                for i, (c, edge, area, white, aspect) in enumerate(zip(cards, shown, areas, burnt, aspects))
             ],
             "size": [int(frame.shape[1]), int(frame.shape[0])],
         }
@@ -186,12 +211,14 @@ def enrol_confirm():
     for i, label in enumerate(labels):
         if label is not None and label not in LABELS:
             abort(400, description=f"labels[{i}]: {label!r} is not a card label")
-    for crop, area, burnt, label in zip(state["last"], state["last_areas"], state["last_burnt"], labels):
+    read = zip(state["last"], state["last_areas"], state["last_burnt"], state["last_aspects"], labels)
+    for crop, area, burnt, aspect, label in read:
         if label is not None:  # None: leave this card out
             state["crops"].setdefault(label, []).append(crop)
             state["areas"].append(area)
             state["burnt"].append(burnt)
-    state["last"], state["last_areas"], state["last_burnt"] = [], [], []
+            state["aspects"].append(aspect)
+    state["last"], state["last_areas"], state["last_burnt"], state["last_aspects"] = [], [], [], []
     return jsonify({"pending": {label: len(c) for label, c in state["crops"].items()}})
 
 
@@ -273,6 +300,6 @@ def enrol_save():
             {"error": "not_saved", "message": f"the deck profile could not be saved ({err}): nothing was changed"}
         ), 500
 
-    state["crops"], state["areas"], state["burnt"] = {}, [], []
+    state["crops"], state["areas"], state["burnt"], state["aspects"] = {}, [], [], []
     vision_of().forget_scanner()  # the next scan uses the profile
     return jsonify({"labels": len(profile.enrolled), "missing": len(profile.missing)})

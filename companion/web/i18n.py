@@ -241,6 +241,17 @@ _CATALOGUE: dict[str, tuple[str, str, str, str]] = {
         "konturen är mycket mindre än kortlekens andra kort (en ruta tryckt på kortet?): "
         "hoppa över det eller läs det igen ensamt, på en slät yta",
     ),
+    "its outline is not the shape of the deck's other cards (cut short at a band printed on the card?): "
+    "skip it, or read it again alone on a plain surface": (
+        "su contorno no tiene la forma de las otras cartas de la baraja (¿cortado donde empieza una franja "
+        "impresa en la carta?): omítela o léela de nuevo sola, sobre una superficie lisa",
+        "son contour n'a pas la forme des autres cartes du jeu (coupé là où commence une bande imprimée "
+        "sur la carte ?) : ignorez-la ou relisez-la seule, sur une surface unie",
+        "de omtrek heeft niet de vorm van de andere kaarten van de set (afgesneden waar een gedrukte band "
+        "op de kaart begint?): sla haar over of lees haar opnieuw alleen, op een effen ondergrond",
+        "konturen har inte samma form som kortlekens andra kort (avskuren där ett tryckt band på kortet "
+        "börjar?): hoppa över det eller läs det igen ensamt, på en slät yta",
+    ),
     "part of it is burnt white (glare, or too much light): its print is lost there; "
     "skip it and read it again out of direct light": (
         "una parte está quemada en blanco (reflejos, o demasiada luz): allí se pierde lo impreso; "

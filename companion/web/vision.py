@@ -33,7 +33,16 @@ class Vision:
         self.pile_pictures: dict = {}  # (match, player) -> the last pile picture's JPEG
         # cards just read (their images, outlines' areas and shares burnt white); confirmed crops by
         # label, and their areas and shares burnt white
-        self.enrolment: dict = {"last": [], "last_areas": [], "last_burnt": [], "crops": {}, "areas": [], "burnt": []}
+        self.enrolment: dict = {
+            "last": [],
+            "last_areas": [],
+            "last_burnt": [],
+            "last_aspects": [],
+            "crops": {},
+            "areas": [],
+            "burnt": [],
+            "aspects": [],
+        }
         self._scanner: Any = _UNLOADED
         self.relearning: threading.Thread | None = None  # a stale profile learned again (``_relearn``)
 
