@@ -1045,7 +1045,7 @@ def test_the_wizard_flags_an_outline_of_another_shape_than_the_decks_cards(refer
     """Every card of a deck has one shape, and the table's fixed camera sees it alike: once three
     cards are confirmed, outlines of another shape (here the same cards squeezed to 0.8 of their
     width: cut short at a printed band, as a header band stops an outline) are flagged; cards of the
-    usual shape are not, and a new camera position forgets the shape."""
+    usual shape are not (a new calibration forgets the shape: ``test_camera_service``)."""
     from companion.web.enrolment import OTHER_SHAPE
     from scanner.piles import render_pile
     from tests.helpers import camera_showing

@@ -31,8 +31,8 @@ class Vision:
         self.camera_pictures: dict = {}  # (match, version) -> the virtual camera's JPEG
         self.pile_scores: dict = {}  # (match, player) -> the won pile counted so far
         self.pile_pictures: dict = {}  # (match, player) -> the last pile picture's JPEG
-        # cards just read (their images, outlines' areas and shares burnt white); confirmed crops by
-        # label, and their areas and shares burnt white
+        # cards just read (their images, outlines' areas, shares burnt white and shapes); confirmed
+        # crops by label, and their areas, shares burnt white and shapes
         self.enrolment: dict = {
             "last": [],
             "last_areas": [],
