@@ -43,6 +43,10 @@ class AdaptSettings:
     #: features of a crop: gradient histogram, colour layout, network embedding, each weighted so
     #: that none dominates the others by its number of dimensions
     hog_weight: float = 1.0
+    #: the gradient histogram is taken of the crop drawn this many times larger, in cells as many
+    #: times wider (the same features): a thin stroke's gradient then falls on its own pixels, not
+    #: across it, and a back's small number (a seventh of the card) is told from its neighbours
+    hog_upsample: int = 2
     blob_weight: float = 0.5  # ``ink_blobs``: marks of ink counted
     blob_steps: tuple[float, ...] = (24.0, 36.0, 48.0)  # ink: this far from the paper's colour (Lab)
     blob_area: int = 4  # a mark: at least this many pixels of a crop
@@ -305,7 +309,7 @@ def crop_features(
     chroma = (small[..., :2] / total - 1 / 3).reshape(n, -1) * 4.0  # the same under brighter or dimmer light
     light = (total[..., 0] / total.mean(axis=(1, 2, 3))[:, None, None]).reshape(n, -1) - 1.0
     parts = [
-        s.hog_weight * gradient_histograms(grays) / 6.0,
+        s.hog_weight * gradient_histograms(_larger(grays, s.hog_upsample), cell=8 * s.hog_upsample) / 6.0,
         s.blob_weight * ink_blobs(crops),
         s.colour_weight * np.concatenate([chroma, 0.5 * light], axis=1),
         s.hue_weight * ink_hues(np.asarray(crops)),
@@ -317,9 +321,27 @@ def crop_features(
     return np.concatenate(parts, axis=1).astype(np.float32)
 
 
-#: which features ``crop_features`` gives (2: the marks of ink counted, ``ink_blobs``): a reader
-#: learned on other features cannot read these
-FEATURES_VERSION = 2
+def _larger(grays: np.ndarray, factor: int) -> np.ndarray:
+    """N x H x W lightness images drawn ``factor`` times larger (bilinear), for the gradients.
+
+    >>> stroke = np.zeros((2, 6, 5), np.uint8); stroke[:, :, 2] = 200  # a stroke a pixel wide
+    >>> big = _larger(stroke, 2)
+    >>> big.shape, big[0, 6].tolist(), bool((big[0] == big[1]).all())
+    ((2, 12, 10), [0, 0, 0, 50, 150, 150, 50, 0, 0, 0], True)
+    """
+    if factor == 1:
+        return grays
+    n, h, w = grays.shape
+    # all crops as one tall image: one resize (a row of each crop's edge blends into the next's by
+    # under a pixel, at the crops' borders, which are the table around the card)
+    tall = cv2.resize(grays.reshape(n * h, w), (w * factor, n * h * factor), interpolation=cv2.INTER_LINEAR)
+    return tall.reshape(n, h * factor, w * factor)
+
+
+#: which features ``crop_features`` gives (2: the marks of ink counted, ``ink_blobs``; 3: the
+#: gradients of the crop drawn twice as large, ``hog_upsample``): a reader learned on other
+#: features cannot read these
+FEATURES_VERSION = 3
 
 #: ``crop_features``' columns: the gradient histogram (the card's shapes) first; after it, what the
 #: card's colours say (the colour layout, the ink's hues, the network's embedding and log-probabilities)

@@ -16,7 +16,7 @@ Profile file (JSON, ``"tweak_profile": 2``)::
 
     {"tweak_profile": 2,
      "model": {"version": 4, "sha256": "<of models/card_classifier.int8.onnx>"},
-     "features": 2,
+     "features": 3,
      "deck": "my deck", "created": "2026-12-01T10:00:00Z", "aspect": 1.397,
      "photos": {"red-5": 1, ...}, "missing": ["tweak-bomb", ...], "problems": [...],
      "reader": {"classes": ["red-5", "red-5/turned", ..., "none", "red-1", ...], "dims": [D, K],
