@@ -3,6 +3,7 @@ cards with labels, corners from the printed top-left, confidence, zone, and the 
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -26,7 +27,7 @@ from scanner.find.detect import (
 from scanner.find.segment import input_width, out_to_the_card_edge, profiles_across_sides, snap_many
 from scanner.geometry.crops import card_crop, order_portrait, rotate_corners
 from scanner.geometry.mat import MatLayout, MatView, find_markers, find_mat, the_mats_own
-from scanner.labels import FACES, back_number, label_kind
+from scanner.labels import FACES, TWEAK_FACES, back_number, label_kind
 from scanner.metrics import quad_iou
 from scanner.read.classify import ANY_DECK_MODEL, DEFAULT_MODEL, MIN_CONFIDENCE, CardClassifier, ClassifierError
 
@@ -183,10 +184,13 @@ class Scanner:
         calibration: Any = None,
         ink: Any = None,
         any_deck: CardClassifier | None | bool = True,
+        words: Any = True,
     ) -> None:
         """``any_deck``: the classifier that reads cards when there is no deck profile; True (the
         default) takes the shipped one (``classify.ANY_DECK_MODEL``) with the shipped classifier,
-        none with another (``classifier`` then reads every card); None: none."""
+        none with another (``classifier`` then reads every card); None: none. ``words``: what reads
+        a T! card's printed name (``scanner.read.words.WordReader``); True (the default): the text
+        networks where installed, made at the first card that needs them; None: no names read."""
         self.classifier = classifier or CardClassifier()  # (a deck profile's features, and its labels)
         if any_deck is True:
             shipped = self.classifier.path.resolve() == DEFAULT_MODEL.resolve() and ANY_DECK_MODEL.exists()
@@ -201,6 +205,7 @@ class Scanner:
         self.finder = finder  # the learned card finder (scanner.find.segment), or None: classical detection
         self.calibration = calibration  # zones without a mat (scanner.geometry.calibration)
         self.ink = ink  # the faces' colour read from their ink (scanner.read.ink), or None
+        self._words = words
         # the finder and the mat beside the outlines (``ScanSettings.beside_outlines``); a
         # benchmark of one core's time sets it False
         self.threaded = SETTINGS.beside_outlines and _cores() > 1
@@ -285,16 +290,20 @@ class Scanner:
         by_shape = self._cards_by_shape(source, detections, predictions) if self.profile is None and not pile else set()
         vouched = self._vouched(source, detections, predictions)
         sure_untaught = self._sure_of_an_untaught_kind(source, detections, predictions)
+        named = {} if pile else self._named_by_word(source, detections, predictions, vouched | sure_untaught)
         for index, (det, pred) in enumerate(zip(detections, predictions)):
             # (an unsure card on one of the mat's markers is the marker: a black square with a white
             # pattern, which the classifier can take for a back; a card lying on a marker hides it
             # and reads surely)
             on_marker = pred.confidence < SETTINGS.marker_check_below and _on_mat_marker(gray, det.corners, mat)
             # (an outline where the finder sees no card at all needs the classifier to see one)
-            if on_marker or (pred.label == "none" and (not det.outlined or det.unseen) and index not in by_shape):
+            unshaped = (not det.outlined or det.unseen) and index not in by_shape and index not in named
+            if on_marker or (pred.label == "none" and unshaped):
                 rejected += 1
                 continue
-            if pred.label == "none":  # a card by its outline, in an art the classifier does not know
+            if index in named:  # its printed name read: that T! card, counted as read at the bar
+                pred = replace(pred, label=named[index], upside_down=False)
+            elif pred.label == "none":  # a card by its outline, in an art the classifier does not know
                 pred = _best_card_reading(pred, self.classifier.labels)
             # (a won pile spread out holds the deck's cards only; ``faint``: the referee's scan keeps
             # such an outline at its low confidence, as a card laid there that it cannot read)
@@ -305,11 +314,15 @@ class Scanner:
             confidence = _as_reported(pred.confidence, det.touching)
             if index in vouched:
                 confidence = max(confidence, SETTINGS.any_deck_sure)
+            elif index in named:
+                confidence = max(confidence, self.doubt_below or SETTINGS.any_deck_sure)
             elif index in sure_untaught:
                 confidence = max(confidence, self.profile.doubt_below)
             order = np.argsort(pred.probabilities)[::-1][:3]
             labels = self.classifier.labels
             candidates = [(labels[i], float(pred.probabilities[i])) for i in order if labels[i] != "none"]
+            if index in named:
+                candidates = [(pred.label, confidence), *(c for c in candidates if c[0] != pred.label)][:3]
             if mat is not None:
                 zone = mat.zone_of(corners, self.players)
             elif self.calibration is not None:
@@ -424,6 +437,42 @@ class Scanner:
         sure = {i for i, p in named if _as_reported(p.confidence, detections[i].touching) >= SETTINGS.any_deck_sure}
         doubted = [i for i, _ in named if i not in sure]
         return sure | self._first_network_vouches([crops[i] for i in doubted], doubted, predictions)
+
+    @property
+    def words(self) -> Any:
+        """The reader of T! cards' printed names (``scanner.read.words``), or None where none is
+        wanted or its networks are not installed (said once in the log)."""
+        if self._words is True:
+            from scanner.read.words import WordReader, WordReaderError
+
+            try:
+                self._words = WordReader()
+            except WordReaderError as error:
+                logging.getLogger(__name__).warning("T! cards' names not read: %s", error)
+                self._words = None
+        return self._words
+
+    def _named_by_word(
+        self, source: np.ndarray, detections: list[Any], predictions: list[Any], settled: set[int]
+    ) -> dict[int, str]:
+        """The T! cards among the unsure readings named by the word printed on them (index: label),
+        where the reader does not know the deck's T! cards (no deck profile, or one without their
+        photos): zero-shot no network can tell which of an unseen art's pictures is which kind, but
+        every edition prints the kind's name. A card read as a T! card is read for its name too,
+        however surely (the kind is what the network guesses). ``settled``: readings already
+        counted sure otherwise."""
+        if self.profile is not None and "tweak" not in self.profile.untaught:
+            return {}
+        bar = self.doubt_below or SETTINGS.any_deck_sure
+        asked = [
+            i
+            for i, (d, p) in enumerate(zip(detections, predictions))
+            if i not in settled and (_as_reported(p.confidence, d.touching) < bar or p.label in TWEAK_FACES)
+        ]
+        if not asked or self.words is None:
+            return {}
+        named = {i: self.words.kind(source, detections[i].corners) for i in asked}
+        return {i: f"tweak-{kind}" for i, kind in named.items() if kind is not None}
 
     def _read_ink(self, source: np.ndarray, detections: list[Any], predictions: list[Any]) -> list[Any]:
         """Each card the network reads as a face, unsure of its colour, with its colour read again

@@ -1,0 +1,173 @@
+"""A T! card's kind read from the name printed on it, whatever the deck's art.
+
+Every edition's rule book names the four T! cards in English, "The Thief", "The Joker", "The
+Shifter", "The Bomb" (``rules/original``: es, fr, nl, sv), so the printed word is what an unseen
+deck's T! faces share; which of an unseen art's pictures is which kind, no network can know. A
+text detector and recogniser trained on real-world text (PP-OCRv6 small, shipped inside the
+``rapidocr`` wheel: nothing is downloaded at run time) read the word. Only their ONNX files are
+used, on onnxruntime as the scanner's own networks; the package's Python code is not imported.
+
+A word names a kind only when it is close to one of its names (``WordSettings.match``): a misread
+letter or two still names it, a numeral or a pattern does not.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from scanner.core import ScannerError
+
+
+@dataclass(frozen=True)
+class WordSettings:
+    """Every number of reading a T! card's printed name, one line each."""
+
+    crop_size: tuple[int, int] = (128, 192)  # the card drawn this large for the detector (multiples of 32)
+    text_threshold: float = 0.3  # the detector's probability over which a pixel is text
+    region_mean: float = 0.5  # ... and a text region's mean probability at least
+    region_pixels: int = 6  # ... of at least this many pixels
+    word_aspect: float = 2.5  # a line this many times longer than tall holds a word (a numeral does not)
+    unclip: float = 1.6  # a region grown by its area x this / its perimeter (the detector marks a shrunk line)
+    line_height: int = 48  # the recogniser's input height
+    line_widest: int = 320  # ... and widest input
+    fewest_letters: int = 3  # a read word this long at least
+    match: float = 0.8  # a word this close to a kind's name (difflib's ratio) names the kind
+
+
+SETTINGS = WordSettings()
+
+#: each kind's names: the card's own (English, as every rule book calls it) and the rule books'
+#: translations (es, fr, nl, sv), for a deck printed in its edition's language
+NAMES: dict[str, tuple[str, ...]] = {
+    "thief": ("THIEF", "LADRON", "VOLEUR", "DIEF", "TJUVEN"),
+    "joker": ("JOKER", "COMODIN", "JOKERN"),
+    "shifter": ("SHIFTER", "VERANDERAAR"),
+    "bomb": ("BOMB", "BOMBA", "BOMBE", "BOMMEN", "BOMBEN"),
+}
+
+_PACKAGE = "rapidocr"
+_DETECTOR = "PP-OCRv6_det_small.onnx"
+_RECOGNISER = "PP-OCRv6_rec_small.onnx"
+
+
+class WordReaderError(ScannerError, RuntimeError):
+    """The text networks are not installed (said with what to do)."""
+
+
+def kind_named(words: list[str]) -> str | None:
+    """The T! kind that one of ``words`` names, None when none does or two kinds are as near.
+
+    >>> kind_named(["T1", "SHFTER"]), kind_named(["THEF"]), kind_named(["7", "10"]), kind_named(["La Bomba"])
+    ('shifter', 'thief', None, 'bomb')
+    """
+    best: dict[str, float] = {}
+    for text in words:
+        for token in text.upper().split():
+            word = "".join(ch for ch in token if ch.isalpha())
+            if len(word) < SETTINGS.fewest_letters:
+                continue
+            for kind, names in NAMES.items():
+                ratio = max(difflib.SequenceMatcher(None, word, name).ratio() for name in names)
+                best[kind] = max(best.get(kind, 0.0), ratio)
+    ranked = sorted(best.items(), key=lambda kv: -kv[1])
+    if not ranked or ranked[0][1] < SETTINGS.match or (len(ranked) > 1 and ranked[1][1] >= ranked[0][1]):
+        return None
+    return ranked[0][0]
+
+
+def models_folder() -> Path:
+    """Where the ``rapidocr`` wheel keeps its ONNX files (found without importing the package)."""
+    spec = importlib.util.find_spec(_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise WordReaderError("the text networks are not installed: pip install rapidocr==3.10.0")
+    folder = Path(next(iter(spec.submodule_search_locations))) / "models"
+    missing = [name for name in (_DETECTOR, _RECOGNISER) if not (folder / name).is_file()]
+    if missing:
+        raise WordReaderError(f"{folder} lacks {', '.join(missing)}: pip install rapidocr==3.10.0")
+    return folder
+
+
+class WordReader:
+    """The text detector and recogniser; one per scanner, thread-compatible."""
+
+    def __init__(self, folder: Path | None = None, threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        folder = folder or models_folder()
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        providers = ["CPUExecutionProvider"]
+        self.detector = ort.InferenceSession(str(folder / _DETECTOR), options, providers=providers)
+        self.recogniser = ort.InferenceSession(str(folder / _RECOGNISER), options, providers=providers)
+        # the recogniser's alphabet rides in its metadata; index 0 is CTC's blank, the last a space
+        alphabet = self.recogniser.get_modelmeta().custom_metadata_map["character"].split("\n")
+        self.alphabet = ["", *alphabet, " "]
+
+    def kind(self, frame: np.ndarray, corners: np.ndarray) -> str | None:
+        """The T! kind printed on the card at ``corners`` (4 x 2, frame pixels) of ``frame`` (BGR)."""
+        w, h = SETTINGS.crop_size
+        target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+        transform = cv2.getPerspectiveTransform(np.asarray(corners, np.float32).reshape(4, 2), target)
+        card = cv2.warpPerspective(frame, transform, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return kind_named(self.words(card))
+
+    def words(self, card: np.ndarray) -> list[str]:
+        """The lines of text read on ``card`` (BGR, sides multiples of 32) that are long enough to
+        be words, each read both ways up (the recogniser reads left to right)."""
+        words = []
+        for box in self._word_boxes(card):
+            line = _normalised(self._upright(card, box))
+            batch = np.ascontiguousarray(np.stack([line, line[::-1, ::-1]]).transpose(0, 3, 1, 2))
+            words += [self._decoded(p) for p in self.recogniser.run(None, {"x": batch})[0]]
+        return words
+
+    def _word_boxes(self, card: np.ndarray) -> list[tuple]:
+        """The detector's text lines on ``card`` long enough to hold a word, as rotated rectangles."""
+        x = np.ascontiguousarray(_normalised(card).transpose(2, 0, 1)[None])
+        probability = self.detector.run(None, {"x": x})[0][0, 0]
+        text = cv2.dilate((probability > SETTINGS.text_threshold).astype(np.uint8), np.ones((2, 2), np.uint8))
+        count, regions, stats, _ = cv2.connectedComponentsWithStats(text)
+        boxes = []
+        for k in range(1, count):
+            if stats[k, cv2.CC_STAT_AREA] < SETTINGS.region_pixels:
+                continue
+            inside = regions == k
+            if probability[inside].mean() < SETTINGS.region_mean:
+                continue
+            centre, (bw, bh), angle = cv2.minAreaRect(np.argwhere(inside)[:, ::-1].astype(np.float32))
+            if max(bw, bh) < SETTINGS.word_aspect * max(min(bw, bh), 1.0):
+                continue
+            grow = bw * bh * SETTINGS.unclip / max(2 * (bw + bh), 1e-6)
+            boxes.append((centre, (bw + 2 * grow, bh + 2 * grow), angle))
+        return boxes
+
+    def _upright(self, card: np.ndarray, box: tuple) -> np.ndarray:
+        """The text line ``box`` of ``card`` cut out lying along its length, ``line_height`` tall."""
+        corners = cv2.boxPoints(box).astype(np.float32)
+        if np.linalg.norm(corners[1] - corners[0]) > np.linalg.norm(corners[2] - corners[1]):
+            corners = np.roll(corners, 1, axis=0)  # (corners 0 -> 1 along the line's height)
+        height = float(np.linalg.norm(corners[1] - corners[0]))
+        length = float(np.linalg.norm(corners[2] - corners[1]))
+        h = SETTINGS.line_height
+        w = int(np.clip(round(length / max(height, 1.0) * h), 16, SETTINGS.line_widest))
+        target = np.array([[0, h], [0, 0], [w, 0], [w, h]], np.float32)
+        transform = cv2.getPerspectiveTransform(corners, target)
+        return cv2.warpPerspective(card, transform, (w, h), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
+
+    def _decoded(self, probabilities: np.ndarray) -> str:
+        """CTC's best path: each step's likeliest symbol, repeats merged, blanks dropped."""
+        best = probabilities.argmax(axis=1)
+        keep = (best != 0) & np.concatenate([[True], best[1:] != best[:-1]])
+        return "".join(self.alphabet[i] for i in best[keep] if i < len(self.alphabet))
+
+
+def _normalised(image: np.ndarray) -> np.ndarray:
+    """``image`` (BGR, 0-255) as the text networks take it: (x / 255 - 0.5) / 0.5."""
+    return image.astype(np.float32) / 127.5 - 1.0
