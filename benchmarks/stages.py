@@ -47,6 +47,7 @@ STAGES: tuple[tuple[Any, str, str], ...] = (
     (scan_module.Scanner, "_second_look", "second look"),
     (scan_module.Scanner, "_split_merged", "split joined cards"),
     (scan_module.Scanner, "_read_ink", "ink colour"),
+    (scan_module.Scanner, "_named_by_word", "T! names"),
     (scan_module, "_on_mat_marker", "marker check"),
 )
 

@@ -30,6 +30,7 @@ from scanner.geometry.mat import MatLayout, MatView, find_markers, find_mat, the
 from scanner.labels import FACES, TWEAK_FACES, back_number, label_kind
 from scanner.metrics import quad_iou
 from scanner.read.classify import ANY_DECK_MODEL, DEFAULT_MODEL, MIN_CONFIDENCE, CardClassifier, ClassifierError
+from scanner.read.words import WordReader, WordReaderError, card_for_words, looks_the_same
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,15 @@ class ScanSettings:
     #: art and the reference deck's, 66 such readings, none wrong; those it read the same less
     #: surely, 2 of 2 wrong)
     any_deck_vouched: float = 0.9
+    #: an unsure reading is read for a T! card's printed name (``Scanner._named_by_word``, some 30
+    #: ms a card) where it gives the T! cards this much probability together: on the tuning
+    #: families every T! card named was over it, and two thirds of the other unsure readings under
+    word_tweak_share: float = 0.02
+    #: at most this many readings a scan are read for a name, those giving the T! cards most first;
+    #: the rest wait for the next frame, where a name read stands while its card lies still
+    #: (``words.looks_the_same``, outlined this near: IoU): a camera's frames read each card once
+    word_most: int = 4
+    word_same_place: float = 0.85
     second_look_enrolled: bool = True  # the second look with a deck profile too (better on 10 of 10 decks: RESULTS)
     # with a deck profile, a quad read as one of the deck's enrolled cards less surely than this is
     # not one of them: the deck's own reader knows its cards, so its outline alone does not make it
@@ -206,6 +216,7 @@ class Scanner:
         self.calibration = calibration  # zones without a mat (scanner.geometry.calibration)
         self.ink = ink  # the faces' colour read from their ink (scanner.read.ink), or None
         self._words = words
+        self._names_read: list[tuple[np.ndarray, np.ndarray, str | None]] = []  # the last scan's (``_named_by_word``)
         # the finder and the mat beside the outlines (``ScanSettings.beside_outlines``); a
         # benchmark of one core's time sets it False
         self.threaded = SETTINGS.beside_outlines and _cores() > 1
@@ -297,8 +308,7 @@ class Scanner:
             # and reads surely)
             on_marker = pred.confidence < SETTINGS.marker_check_below and _on_mat_marker(gray, det.corners, mat)
             # (an outline where the finder sees no card at all needs the classifier to see one)
-            unshaped = (not det.outlined or det.unseen) and index not in by_shape and index not in named
-            if on_marker or (pred.label == "none" and unshaped):
+            if on_marker or (pred.label == "none" and (not det.outlined or det.unseen) and index not in by_shape):
                 rejected += 1
                 continue
             if index in named:  # its printed name read: that T! card, counted as read at the bar
@@ -443,8 +453,6 @@ class Scanner:
         """The reader of T! cards' printed names (``scanner.read.words``), or None where none is
         wanted or its networks are not installed (said once in the log)."""
         if self._words is True:
-            from scanner.read.words import WordReader, WordReaderError
-
             try:
                 self._words = WordReader()
             except WordReaderError as error:
@@ -458,20 +466,45 @@ class Scanner:
         """The T! cards among the unsure readings named by the word printed on them (index: label),
         where the reader does not know the deck's T! cards (no deck profile, or one without their
         photos): zero-shot no network can tell which of an unseen art's pictures is which kind, but
-        every edition prints the kind's name. A card read as a T! card is read for its name too,
-        however surely (the kind is what the network guesses). ``settled``: readings already
-        counted sure otherwise."""
+        every edition prints the kind's name. Read: the unsure readings that give the T! cards some
+        probability together (``word_tweak_share``), at most ``word_most`` a scan, most first; a
+        sure one is left as read (the text networks cost some 30 ms a card and 90 MiB, loaded at the
+        first card asked). A name read in the last scan stands for its card while it lies still, so
+        a camera's frames read each card once. ``settled``: readings already counted sure otherwise."""
         if self.profile is not None and "tweak" not in self.profile.untaught:
             return {}
         bar = self.doubt_below or SETTINGS.any_deck_sure
+        tweak = [self.classifier.labels.index(label) for label in TWEAK_FACES]
         asked = [
             i
             for i, (d, p) in enumerate(zip(detections, predictions))
-            if i not in settled and (_as_reported(p.confidence, d.touching) < bar or p.label in TWEAK_FACES)
+            if i not in settled
+            and _as_reported(p.confidence, d.touching) < bar
+            and (p.label in TWEAK_FACES or float(p.probabilities[tweak].sum()) >= SETTINGS.word_tweak_share)
         ]
         if not asked or self.words is None:
+            self._names_read = []
             return {}
-        named = {i: self.words.kind(source, detections[i].corners) for i in asked}
+        asked.sort(key=lambda i: -float(predictions[i].probabilities[tweak].sum()))
+        named: dict[int, str | None] = {}
+        read_now = 0
+        still: list[tuple[np.ndarray, np.ndarray, str | None]] = []  # (outline, picture, name) of each card read
+        for i in asked:
+            corners, card = detections[i].corners, card_for_words(source, detections[i].corners)
+            earlier = [
+                kind
+                for outline, picture, kind in self._names_read
+                if quad_iou(outline, corners) >= SETTINGS.word_same_place and looks_the_same(picture, card)
+            ]
+            if earlier:
+                named[i] = earlier[0]
+            elif read_now < SETTINGS.word_most:
+                named[i] = self.words.kind_on(card)
+                read_now += 1
+            else:
+                continue
+            still.append((corners, card, named[i]))
+        self._names_read = still
         return {i: f"tweak-{kind}" for i, kind in named.items() if kind is not None}
 
     def _read_ink(self, source: np.ndarray, detections: list[Any], predictions: list[Any]) -> list[Any]:

@@ -36,8 +36,10 @@ class WordSettings:
     unclip: float = 1.6  # a region grown by its area x this / its perimeter (the detector marks a shrunk line)
     line_height: int = 48  # the recogniser's input height
     line_widest: int = 320  # ... and widest input
-    fewest_letters: int = 3  # a read word this long at least
+    fewest_letters: int = 4  # a read word this long at least (three letters lie near too many words)
     match: float = 0.8  # a word this close to a kind's name (difflib's ratio) names the kind
+    same_block: int = 16  # px of the card's picture: a name read stands while each such block ...
+    same_shade: int = 12  # ... stays this bright within (0-255) and the card's outline in place
 
 
 SETTINGS = WordSettings()
@@ -93,6 +95,32 @@ def models_folder() -> Path:
     return folder
 
 
+def card_for_words(frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """The card at ``corners`` (4 x 2, frame pixels) of ``frame`` (BGR) drawn upright at
+    ``WordSettings.crop_size``, as the text detector reads it."""
+    w, h = SETTINGS.crop_size
+    target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    transform = cv2.getPerspectiveTransform(np.asarray(corners, np.float32).reshape(4, 2), target)
+    return cv2.warpPerspective(frame, transform, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def looks_the_same(card: np.ndarray, other: np.ndarray) -> bool:
+    """Whether two of ``card_for_words``'s pictures show the same card lying still: each block of
+    ``same_block`` pixels as bright in both within ``same_shade`` (camera noise averages out over
+    a block; another card's picture or name, a hand over it, does not).
+
+    >>> card = np.full((192, 128, 3), 40, np.uint8); card[150:170, 30:100] = 230  # its name
+    >>> moved = card.copy(); moved[150:170, 30:100] = 40; moved[40:60, 30:100] = 230
+    >>> looks_the_same(card, card + 3), looks_the_same(card, moved)
+    (True, False)
+    """
+    block = SETTINGS.same_block
+    h, w = card.shape[:2]
+    size = (w // block, h // block)
+    shade = [cv2.resize(cv2.cvtColor(c, cv2.COLOR_BGR2GRAY), size, interpolation=cv2.INTER_AREA) for c in (card, other)]
+    return bool(np.abs(shade[0].astype(np.int16) - shade[1]).max() <= SETTINGS.same_shade)
+
+
 class WordReader:
     """The text detector and recogniser; one per scanner, thread-compatible."""
 
@@ -112,10 +140,10 @@ class WordReader:
 
     def kind(self, frame: np.ndarray, corners: np.ndarray) -> str | None:
         """The T! kind printed on the card at ``corners`` (4 x 2, frame pixels) of ``frame`` (BGR)."""
-        w, h = SETTINGS.crop_size
-        target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-        transform = cv2.getPerspectiveTransform(np.asarray(corners, np.float32).reshape(4, 2), target)
-        card = cv2.warpPerspective(frame, transform, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return self.kind_on(card_for_words(frame, corners))
+
+    def kind_on(self, card: np.ndarray) -> str | None:
+        """The T! kind printed on ``card`` (``card_for_words``'s picture of it)."""
         return kind_named(self.words(card))
 
     def words(self, card: np.ndarray) -> list[str]:
