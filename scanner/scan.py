@@ -30,7 +30,7 @@ from scanner.geometry.mat import MatLayout, MatView, find_markers, find_mat, the
 from scanner.labels import FACES, TWEAK_FACES, back_number, label_kind
 from scanner.metrics import quad_iou
 from scanner.read.classify import ANY_DECK_MODEL, DEFAULT_MODEL, MIN_CONFIDENCE, CardClassifier, ClassifierError
-from scanner.read.words import WordReader, WordReaderError, card_for_words, looks_the_same
+from scanner.read.words import WordReader, WordReaderError, box_of, card_for_words, looks_the_same, shades
 
 
 @dataclass(frozen=True)
@@ -216,7 +216,8 @@ class Scanner:
         self.calibration = calibration  # zones without a mat (scanner.geometry.calibration)
         self.ink = ink  # the faces' colour read from their ink (scanner.read.ink), or None
         self._words = words
-        self._names_read: list[tuple[np.ndarray, np.ndarray, str | None]] = []  # the last scan's (``_named_by_word``)
+        # the last scan's names read: (outline, its box, the box's shades, name) (``_named_by_word``)
+        self._names_read: list[tuple[np.ndarray, tuple[int, int, int, int], np.ndarray, str | None]] = []
         # the finder and the mat beside the outlines (``ScanSettings.beside_outlines``); a
         # benchmark of one core's time sets it False
         self.threaded = SETTINGS.beside_outlines and _cores() > 1
@@ -483,28 +484,29 @@ class Scanner:
             and (p.label in TWEAK_FACES or float(p.probabilities[tweak].sum()) >= SETTINGS.word_tweak_share)
         ]
         if not asked or self.words is None:
-            self._names_read = []
             return {}
         asked.sort(key=lambda i: -float(predictions[i].probabilities[tweak].sum()))
         named: dict[int, str | None] = {}
         read_now = 0
-        still: list[tuple[np.ndarray, np.ndarray, str | None]] = []  # (outline, picture, name) of each card read
+        still: list[tuple[np.ndarray, tuple[int, int, int, int], np.ndarray, str | None]] = []
+        # names read before whose card lies still (each compared once; those not asked now are kept for
+        # a card read surely in this frame and unsurely in the next)
+        kept = [entry for entry in self._names_read if looks_the_same(entry[2], shades(source, entry[1]))]
+        used: set[int] = set()
         for i in asked:
-            corners, card = detections[i].corners, card_for_words(source, detections[i].corners)
-            earlier = [
-                kind
-                for outline, picture, kind in self._names_read
-                if quad_iou(outline, corners) >= SETTINGS.word_same_place and looks_the_same(picture, card)
-            ]
+            corners = detections[i].corners
+            earlier = [k for k, entry in enumerate(kept) if quad_iou(entry[0], corners) >= SETTINGS.word_same_place]
             if earlier:
-                named[i] = earlier[0]
+                used.add(earlier[0])
+                _, box, _, named[i] = kept[earlier[0]]
             elif read_now < SETTINGS.word_most:
-                named[i] = self.words.kind_on(card)
+                named[i] = self.words.kind_on(card_for_words(source, corners))
+                box = box_of(corners, source)
                 read_now += 1
             else:
                 continue
-            still.append((corners, card, named[i]))
-        self._names_read = still
+            still.append((corners, box, shades(source, box), named[i]))
+        self._names_read = still + [entry for k, entry in enumerate(kept) if k not in used]
         return {i: f"tweak-{kind}" for i, kind in named.items() if kind is not None}
 
     def _read_ink(self, source: np.ndarray, detections: list[Any], predictions: list[Any]) -> list[Any]:

@@ -141,9 +141,10 @@ def test_the_text_networks_missing_is_said_with_what_to_do(
 
 
 def test_a_name_read_stands_while_its_card_lies_still_and_few_are_read_a_scan() -> None:
-    """A camera's frames: a card's name is read once while it lies still, and again once its
-    picture changes (another card laid there); at most ``word_most`` new ones a scan, those the
-    reading gives the T! cards most probability first, the rest at the next scan."""
+    """A camera's frames: a card's name is read once while it lies still (read surely or not in
+    between), and again once its picture changes (another card laid there); at most
+    ``word_most`` new ones a scan, those the reading gives the T! cards most probability first,
+    the rest at the next scan."""
     from scanner.find.detect import Detection
     from scanner.read.classify import Prediction
 
@@ -172,6 +173,9 @@ def test_a_name_read_stands_while_its_card_lies_still_and_few_are_read_a_scan() 
     assert reader.read == SCAN_SETTINGS.word_most and set(first) == set(range(2, len(cards)))
     second = scanner._named_by_word(frame + 2, cards, readings, set())  # the next frame: camera noise
     assert reader.read == SCAN_SETTINGS.word_most + 2 and set(second) == set(range(len(cards)))
+    assert scanner._named_by_word(frame, cards, readings, set()) == second and reader.read == len(cards)
+    sure = [Prediction("back-7", 0.99, False, r.probabilities) for r in readings]
+    assert scanner._named_by_word(frame, cards, sure, set()) == {}  # read surely in this frame: not asked
     assert scanner._named_by_word(frame, cards, readings, set()) == second and reader.read == len(cards)
     frame[150:170, 80:150] = 20  # the first card's picture changes where it lies
     scanner._named_by_word(frame, cards, readings, set())

@@ -39,7 +39,7 @@ class WordSettings:
     line_widest: int = 320  # ... and widest input
     fewest_letters: int = 4  # a read word this long at least (three letters lie near too many words)
     match: float = 0.8  # a word this close to a kind's name (difflib's ratio) names the kind
-    same_block: int = 16  # px of the card's picture: a name read stands while each such block ...
+    same_block: int = 8  # px of the frame: a name read stands while each such block of its card ...
     same_shade: int = 12  # ... stays this bright within (0-255) and the card's outline in place
 
 
@@ -106,21 +106,35 @@ def card_for_words(frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
     return cv2.warpPerspective(frame, transform, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-def looks_the_same(card: np.ndarray, other: np.ndarray) -> bool:
-    """Whether two of ``card_for_words``'s pictures show the same card lying still: each block of
-    ``same_block`` pixels as bright in both within ``same_shade`` (camera noise averages out over
-    a block; another card's picture or name, a hand over it, does not).
+def box_of(corners: np.ndarray, frame: np.ndarray) -> tuple[int, int, int, int]:
+    """The outline ``corners``' bounding box in ``frame``, clipped to it (x0, y0, x1, y1)."""
+    h, w = frame.shape[:2]
+    (x0, y0), (x1, y1) = np.floor(corners.min(axis=0)), np.ceil(corners.max(axis=0))
+    return max(0, int(x0)), max(0, int(y0)), min(w, int(x1) + 1), min(h, int(y1) + 1)
 
-    >>> card = np.full((192, 128, 3), 40, np.uint8); card[150:170, 30:100] = 230  # its name
-    >>> moved = card.copy(); moved[150:170, 30:100] = 40; moved[40:60, 30:100] = 230
-    >>> looks_the_same(card, card + 3), looks_the_same(card, moved)
+
+def shades(frame: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
+    """The grey shade of each block of ``same_block`` pixels of ``frame`` (BGR) in ``box``: what
+    a card lying still keeps from frame to frame (camera noise averages out over a block; another
+    card laid there, a hand over it, does not). Taken in the frame's own pixels, so an outline
+    found a pixel off in the next frame compares the same place."""
+    x0, y0, x1, y1 = box
+    patch = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+    size = (max(1, (x1 - x0) // SETTINGS.same_block), max(1, (y1 - y0) // SETTINGS.same_block))
+    return cv2.resize(patch, size, interpolation=cv2.INTER_AREA)
+
+
+def looks_the_same(shade: np.ndarray, other: np.ndarray) -> bool:
+    """Whether two ``shades`` of one box show the same thing: every block within ``same_shade``.
+
+    >>> frame = np.full((100, 100, 3), 40, np.uint8); frame[20:80, 30:70] = 230  # a card
+    >>> box = (25, 15, 75, 85)
+    >>> other = frame.copy(); other[60:70, 35:65] = 90  # a hand over its lower half
+    >>> card = shades(frame, box)
+    >>> looks_the_same(card, shades(frame + 3, box)), looks_the_same(card, shades(other, box))
     (True, False)
     """
-    block = SETTINGS.same_block
-    h, w = card.shape[:2]
-    size = (w // block, h // block)
-    shade = [cv2.resize(cv2.cvtColor(c, cv2.COLOR_BGR2GRAY), size, interpolation=cv2.INTER_AREA) for c in (card, other)]
-    return bool(np.abs(shade[0].astype(np.int16) - shade[1]).max() <= SETTINGS.same_shade)
+    return shade.shape == other.shape and bool(np.abs(shade.astype(np.int16) - other).max() <= SETTINGS.same_shade)
 
 
 class WordReader:
