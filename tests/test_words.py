@@ -180,3 +180,27 @@ def test_a_name_read_stands_while_its_card_lies_still_and_few_are_read_a_scan() 
     frame[150:170, 80:150] = 20  # the first card's picture changes where it lies
     scanner._named_by_word(frame, cards, readings, set())
     assert reader.read == len(cards) + 1
+
+
+def test_names_read_on_a_larger_frame_are_not_looked_for_outside_a_smaller_one() -> None:
+    """``tweak scan`` of many images, 1920 x 1080 and 1280 x 720 mixed: a name read on a card in
+    the larger one's far corner is simply not there in the next (no crash: it once stopped the
+    whole batch)."""
+    from scanner.find.detect import Detection
+    from scanner.read.classify import Prediction
+
+    class Joker:
+        def kind_on(self, card: np.ndarray) -> str | None:
+            return "joker"
+
+    scanner = Scanner(classifier=None, words=Joker())
+    labels = scanner.classifier.labels
+    probabilities = np.zeros(len(labels), np.float32)
+    probabilities[labels.index("tweak-joker")] = 0.3
+    unsure = Prediction("tweak-joker", 0.3, False, probabilities)
+    far = Detection(np.array([[1700, 900], [1780, 900], [1780, 1010], [1700, 1010]], np.float32), 0.9)
+    large = np.full((1080, 1920, 3), 80, np.uint8)
+    assert scanner._named_by_word(large, [far], [unsure], set()) == {0: "tweak-joker"}
+    near = Detection(np.array([[100, 100], [180, 100], [180, 210], [100, 210]], np.float32), 0.9)
+    small = np.full((720, 1280, 3), 80, np.uint8)
+    assert scanner._named_by_word(small, [near], [unsure], set()) == {0: "tweak-joker"}

@@ -119,6 +119,8 @@ def shades(frame: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
     card laid there, a hand over it, does not). Taken in the frame's own pixels, so an outline
     found a pixel off in the next frame compares the same place."""
     x0, y0, x1, y1 = box
+    if x1 > frame.shape[1] or y1 > frame.shape[0] or x1 <= x0 or y1 <= y0:
+        return np.zeros((0, 0), np.uint8)  # (another frame's size: nothing to compare)
     patch = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
     size = (max(1, (x1 - x0) // SETTINGS.same_block), max(1, (y1 - y0) // SETTINGS.same_block))
     return cv2.resize(patch, size, interpolation=cv2.INTER_AREA)
@@ -133,8 +135,12 @@ def looks_the_same(shade: np.ndarray, other: np.ndarray) -> bool:
     >>> card = shades(frame, box)
     >>> looks_the_same(card, shades(frame + 3, box)), looks_the_same(card, shades(other, box))
     (True, False)
+    >>> looks_the_same(card, shades(frame[:50], box))  # a smaller frame: the box lies outside it
+    False
     """
-    return shade.shape == other.shape and bool(np.abs(shade.astype(np.int16) - other).max() <= SETTINGS.same_shade)
+    if shade.shape != other.shape or not shade.size:
+        return False
+    return bool(np.abs(shade.astype(np.int16) - other).max() <= SETTINGS.same_shade)
 
 
 class WordReader:
