@@ -90,7 +90,7 @@ class ScanSettings:
     #: art and the reference deck's, 66 such readings, none wrong; those it read the same less
     #: surely, 2 of 2 wrong)
     any_deck_vouched: float = 0.9
-    #: an unsure reading is read for a T! card's printed name (``Scanner._named_by_word``, some 30
+    #: an unsure reading is read for a T! card's printed name (``Scanner._named_by_word``, 15-25
     #: ms a card) where it gives the T! cards this much probability together: on the tuning
     #: families every T! card named was over it, and two thirds of the other unsure readings under
     word_tweak_share: float = 0.02
@@ -469,7 +469,7 @@ class Scanner:
         photos): zero-shot no network can tell which of an unseen art's pictures is which kind, but
         every edition prints the kind's name. Read: the unsure readings that give the T! cards some
         probability together (``word_tweak_share``), at most ``word_most`` a scan, most first; a
-        sure one is left as read (the text networks cost some 30 ms a card and 90 MiB, loaded at the
+        sure one is left as read (the text networks cost some 15-25 ms a card and 65 MiB, loaded at the
         first card asked). A name read in the last scan stands for its card while it lies still, so
         a camera's frames read each card once. ``settled``: readings already counted sure otherwise."""
         if self.profile is not None and "tweak" not in self.profile.untaught:

@@ -72,7 +72,7 @@ def test_an_unseen_decks_t_cards_are_reported_by_their_names_zero_shot() -> None
 
 def test_a_profile_that_knows_the_t_cards_reads_no_names() -> None:
     """A deck profile with photos of the T! cards reads them itself: no name is read (the text
-    networks cost some 30 ms a card); one without them does, on the unsure readings that give
+    networks cost some 15-25 ms a card); one without them does, on the unsure readings that give
     the T! cards some probability or are read as one."""
 
     class Unread:
@@ -112,7 +112,7 @@ def test_a_profile_that_knows_the_t_cards_reads_no_names() -> None:
     assert scanner._named_by_word(frame, [card], [unsure], set()) == {0: "tweak-bomb"}
     assert scanner._named_by_word(frame, [card], [unsure], {0}) == {}  # already sure otherwise
     assert scanner._named_by_word(frame, [card], [reading(0.95, 0.03)], set()) == {}  # read surely as no T! card
-    # unsure, but giving the T! cards next to nothing: a face or a back (the names cost 30 ms a card)
+    # unsure, but giving the T! cards next to nothing: a face or a back (the names cost 15-25 ms a card)
     assert scanner._named_by_word(frame, [card], [reading(0.3, 0.001)], set()) == {}
     joker = Prediction("tweak-joker", 0.5, False, np.zeros(len(labels), np.float32))
     assert scanner._named_by_word(frame, [card], [joker], set()) == {0: "tweak-bomb"}  # the name's kind wins
