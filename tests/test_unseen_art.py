@@ -341,7 +341,7 @@ def test_a_deck_without_a_profile_is_read_by_the_any_deck_network_and_one_with_a
     assert scanner.doubt_below == SCAN_SETTINGS.any_deck_sure > LOW_CONFIDENCE
 
     asked = []
-    profile = type("Profile", (), {"doubt_below": 0.9, "photos": {}, "network_word": None})()
+    profile = type("Profile", (), {"doubt_below": 0.9, "photos": {}, "network_word": None, "untaught": []})()
     profile.untaught_share = lambda label, probabilities, labels: 0.0
     profile.classify = lambda classifier, crops, second=None: (
         asked.append((classifier, second)) or scanner.classifier.classify(crops)
