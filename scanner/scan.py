@@ -491,22 +491,27 @@ class Scanner:
         still: list[tuple[np.ndarray, tuple[int, int, int, int], np.ndarray, str | None]] = []
         # names read before whose card lies still (each compared once; those not asked now are kept for
         # a card read surely in this frame and unsurely in the next)
-        kept = [entry for entry in self._names_read if looks_the_same(entry[2], shades(source, entry[1]))]
+        # (each kept entry: as read before, and its box's shades now)
+        kept = [
+            (entry, shade) for entry in self._names_read if looks_the_same(entry[2], shade := shades(source, entry[1]))
+        ]
         used: set[int] = set()
         for i in asked:
             corners = detections[i].corners
-            earlier = [k for k, entry in enumerate(kept) if quad_iou(entry[0], corners) >= SETTINGS.word_same_place]
+            near = [quad_iou(entry[0], corners) >= SETTINGS.word_same_place for entry, _ in kept]
+            earlier = [k for k, close in enumerate(near) if close]
             if earlier:
                 used.add(earlier[0])
-                _, box, _, named[i] = kept[earlier[0]]
+                (_, box, _, named[i]), shade = kept[earlier[0]]
             elif read_now < SETTINGS.word_most:
                 named[i] = self.words.kind_on(card_for_words(source, corners))
                 box = box_of(corners, source)
+                shade = shades(source, box)
                 read_now += 1
             else:
                 continue
-            still.append((corners, box, shades(source, box), named[i]))
-        self._names_read = still + [entry for k, entry in enumerate(kept) if k not in used]
+            still.append((corners, box, shade, named[i]))
+        self._names_read = still + [entry for k, (entry, _) in enumerate(kept) if k not in used]
         return {i: f"tweak-{kind}" for i, kind in named.items() if kind is not None}
 
     def _read_ink(self, source: np.ndarray, detections: list[Any], predictions: list[Any]) -> list[Any]:

@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from scanner.core import ScannerError
+from scanner.geometry.crops import warp_crop
 
 
 @dataclass(frozen=True)
@@ -107,10 +108,7 @@ def models_folder() -> Path:
 def card_for_words(frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
     """The card at ``corners`` (4 x 2, frame pixels) of ``frame`` (BGR) drawn upright at
     ``WordSettings.crop_size``, as the text detector reads it."""
-    w, h = SETTINGS.crop_size
-    target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    transform = cv2.getPerspectiveTransform(np.asarray(corners, np.float32).reshape(4, 2), target)
-    return cv2.warpPerspective(frame, transform, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return warp_crop(frame, corners, SETTINGS.crop_size)
 
 
 def box_of(corners: np.ndarray, frame: np.ndarray) -> tuple[int, int, int, int]:
