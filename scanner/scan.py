@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -27,10 +28,18 @@ from scanner.find.detect import (
 from scanner.find.segment import input_width, out_to_the_card_edge, profiles_across_sides, snap_many
 from scanner.geometry.crops import card_crop, order_portrait, rotate_corners
 from scanner.geometry.mat import MatLayout, MatView, find_markers, find_mat, the_mats_own
-from scanner.labels import FACES, TWEAK_FACES, back_number, label_kind
+from scanner.labels import BACKS, FACES, TWEAK_FACES, back_number, label_kind
 from scanner.metrics import quad_iou
 from scanner.read.classify import ANY_DECK_MODEL, DEFAULT_MODEL, MIN_CONFIDENCE, CardClassifier, ClassifierError
-from scanner.read.words import WordReader, WordReaderError, box_of, card_for_words, looks_the_same, shades
+from scanner.read.words import (
+    WordReader,
+    WordReaderError,
+    box_of,
+    card_for_words,
+    looks_the_same,
+    number_read,
+    shades,
+)
 
 
 @dataclass(frozen=True)
@@ -94,9 +103,10 @@ class ScanSettings:
     #: ms a card) where it gives the T! cards this much probability together: on the tuning
     #: families every T! card named was over it, and two thirds of the other unsure readings under
     word_tweak_share: float = 0.02
-    #: at most this many readings a scan are read for a name, those giving the T! cards most first;
-    #: the rest wait for the next frame, where a name read stands while its card lies still
-    #: (``words.looks_the_same``, outlined this near: IoU): a camera's frames read each card once
+    #: at most this many readings a scan are read for a name, those giving the T! cards most first
+    #: (and as many for a number, least sure first); the rest wait for the next frame, where what
+    #: was read stands while its card lies still (``words.looks_the_same``, outlined this near:
+    #: IoU): a camera's frames read each card once
     word_most: int = 4
     word_same_place: float = 0.85
     second_look_enrolled: bool = True  # the second look with a deck profile too (better on 10 of 10 decks: RESULTS)
@@ -216,8 +226,9 @@ class Scanner:
         self.calibration = calibration  # zones without a mat (scanner.geometry.calibration)
         self.ink = ink  # the faces' colour read from their ink (scanner.read.ink), or None
         self._words = words
-        # the last scan's names read: (outline, its box, the box's shades, name) (``_named_by_word``)
-        self._names_read: list[tuple[np.ndarray, tuple[int, int, int, int], np.ndarray, str | None]] = []
+        # what the last scan read on cards, by what ("names", "numbers"): (outline, its box, the box's
+        # shades, what was read) (``_read_unless_still``)
+        self._read_before: dict[str, list[tuple[np.ndarray, tuple[int, int, int, int], np.ndarray, Any]]] = {}
         # the finder and the mat beside the outlines (``ScanSettings.beside_outlines``); a
         # benchmark of one core's time sets it False
         self.threaded = SETTINGS.beside_outlines and _cores() > 1
@@ -303,6 +314,8 @@ class Scanner:
         vouched = self._vouched(source, detections, predictions)
         sure_untaught = self._sure_of_an_untaught_kind(source, detections, predictions)
         named = {} if pile else self._named_by_word(source, detections, predictions, vouched | sure_untaught)
+        # (neither in a won pile's picture: its score counts every card's label)
+        numbered = {} if pile else self._numbered(source, detections, predictions, vouched | sure_untaught | set(named))
         for index, (det, pred) in enumerate(zip(detections, predictions)):
             # (an unsure card on one of the mat's markers is the marker: a black square with a white
             # pattern, which the classifier can take for a back; a card lying on a marker hides it
@@ -314,6 +327,8 @@ class Scanner:
                 continue
             if index in named:  # its printed name read: that T! card, counted as read at the bar
                 pred = replace(pred, label=named[index], upside_down=False)
+            elif index in numbered:  # its printed number read: that back, or that value of its colour
+                pred = replace(pred, label=numbered[index])
             elif pred.label == "none":  # a card by its outline, in an art the classifier does not know
                 pred = _best_card_reading(pred, self.classifier.labels)
             # (a won pile spread out holds the deck's cards only; ``faint``: the referee's scan keeps
@@ -332,7 +347,7 @@ class Scanner:
             order = np.argsort(pred.probabilities)[::-1][:3]
             labels = self.classifier.labels
             candidates = [(labels[i], float(pred.probabilities[i])) for i in order if labels[i] != "none"]
-            if index in named:
+            if index in named or index in numbered:
                 candidates = [(pred.label, confidence), *(c for c in candidates if c[0] != pred.label)][:3]
             if mat is not None:
                 zone = mat.zone_of(corners, self.players)
@@ -486,14 +501,52 @@ class Scanner:
         if not asked or self.words is None:
             return {}
         asked.sort(key=lambda i: -float(predictions[i].probabilities[tweak].sum()))
-        named: dict[int, str | None] = {}
+        named = self._read_unless_still(source, detections, asked, "names", self.words.kind_on)
+        return {i: f"tweak-{kind}" for i, kind in named.items() if kind is not None}
+
+    def _numbered(
+        self, source: np.ndarray, detections: list[Any], predictions: list[Any], settled: set[int]
+    ) -> dict[int, str]:
+        """The unsure readings of a back whose printed number was read (index: label): a back's
+        target 7-10 names it (R1.2), whatever the deck's art (a face's value is not asked: its
+        corner index, small and often slanted, was read wrong surely); the reading's confidence is
+        left as it was. At most ``word_most`` read a scan, least sure first, a number read
+        standing while its card lies still, as names do. ``settled``: readings already counted
+        sure otherwise."""
+        bar = self.doubt_below or SETTINGS.any_deck_sure
+        asked = [
+            i
+            for i, (d, p) in enumerate(zip(detections, predictions))
+            if i not in settled and _as_reported(p.confidence, d.touching) < bar and p.label in BACKS
+        ]
+        if not asked or self.words is None:
+            return {}
+        asked.sort(key=lambda i: predictions[i].confidence)
+        read = self._read_unless_still(source, detections, asked, "numbers", self.words.numbers)
+        targets = {i: number_read(numbers, range(7, 11)) for i, numbers in read.items()}
+        return {
+            i: f"back-{target}"
+            for i, target in targets.items()
+            if target is not None and f"back-{target}" != predictions[i].label
+        }
+
+    def _read_unless_still(
+        self, source: np.ndarray, detections: list[Any], asked: list[int], what: str, read: Callable[[np.ndarray], Any]
+    ) -> dict[int, Any]:
+        """``read`` of each card of ``asked`` (indices, most wanted first) drawn upright
+        (``card_for_words``), at most ``word_most`` read now; a card read in the last scan (of
+        ``what`` is read) that lies still keeps that reading: the frame's pixels in its box keep
+        their shades (``looks_the_same``) and it is outlined there again (``word_same_place``)."""
+        done: dict[int, Any] = {}
         read_now = 0
-        still: list[tuple[np.ndarray, tuple[int, int, int, int], np.ndarray, str | None]] = []
-        # names read before whose card lies still (each compared once; those not asked now are kept for
+        still: list[tuple[np.ndarray, tuple[int, int, int, int], np.ndarray, Any]] = []
+        # readings before whose card lies still (each compared once; those not asked now are kept for
         # a card read surely in this frame and unsurely in the next)
         # (each kept entry: as read before, and its box's shades now)
         kept = [
-            (entry, shade) for entry in self._names_read if looks_the_same(entry[2], shade := shades(source, entry[1]))
+            (entry, shade)
+            for entry in self._read_before.get(what, [])
+            if looks_the_same(entry[2], shade := shades(source, entry[1]))
         ]
         used: set[int] = set()
         for i in asked:
@@ -502,17 +555,17 @@ class Scanner:
             earlier = [k for k, close in enumerate(near) if close]
             if earlier:
                 used.add(earlier[0])
-                (_, box, _, named[i]), shade = kept[earlier[0]]
+                (_, box, _, done[i]), shade = kept[earlier[0]]
             elif read_now < SETTINGS.word_most:
-                named[i] = self.words.kind_on(card_for_words(source, corners))
+                done[i] = read(card_for_words(source, corners))
                 box = box_of(corners, source)
                 shade = shades(source, box)
                 read_now += 1
             else:
                 continue
-            still.append((corners, box, shade, named[i]))
-        self._names_read = still + [entry for k, (entry, _) in enumerate(kept) if k not in used]
-        return {i: f"tweak-{kind}" for i, kind in named.items() if kind is not None}
+            still.append((corners, box, shade, done[i]))
+        self._read_before[what] = still + [entry for k, (entry, _) in enumerate(kept) if k not in used]
+        return done
 
     def _read_ink(self, source: np.ndarray, detections: list[Any], predictions: list[Any]) -> list[Any]:
         """Each card the network reads as a face, unsure of its colour, with its colour read again

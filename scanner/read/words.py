@@ -12,6 +12,10 @@ numeral, a pattern) is not read again, nor one it spells a kind's name in exactl
 
 A word names a kind only when it is close to one of its names (``WordSettings.match``): a misread
 letter or two still names it, a numeral or a pattern does not.
+
+The same networks read a card's printed number (``WordReader.numbers``): a face's value 1-6, a
+back's target 7-10 (RULES R1.1, R1.2), whatever the deck's art; the recogniser's symbols other than
+digits left out, and only a numeral whose every digit is read surely (``number_sure``).
 """
 
 from __future__ import annotations
@@ -44,6 +48,8 @@ class WordSettings:
     fewest_letters: int = 4  # a read word this long at least (three letters lie near too many words)
     match: float = 0.8  # a word this close to a kind's name (difflib's ratio) names the kind
     glance_letters: int = 3  # a line the cheap recogniser reads a word this long in is read by the good one
+    number_sure: float = 0.6  # a numeral read where each of its digits is this likely (digits alone)
+    number_tallest: float = 0.6  # a text region taller than this share of the card is its pattern
     same_block: int = 8  # px of the frame: a name read stands while each such block of its card ...
     same_shade: int = 12  # ... stays this bright within (0-255) and the card's outline in place
 
@@ -165,6 +171,10 @@ class WordReader:
         self.glance = ort.InferenceSession(str(folder / _GLANCE), options, providers=providers)
         self.alphabet = _alphabet(folder / _ALPHABET, self.recogniser)
         self.glance_alphabet = _alphabet(folder / _GLANCE_ALPHABET, self.glance)
+        # (the alphabet holds other scripts' digits too: fullwidth, circled)
+        self._digits = np.array(
+            [k == 0 or (len(symbol) == 1 and symbol in "0123456789") for k, symbol in enumerate(self.alphabet)]
+        )
 
     def kind(self, frame: np.ndarray, corners: np.ndarray) -> str | None:
         """The T! kind printed on the card at ``corners`` (4 x 2, frame pixels) of ``frame`` (BGR)."""
@@ -181,7 +191,7 @@ class WordReader:
         a pattern): most lines on a card that is no T! card; nor one it reads a kind's name in
         letter for letter (a near miss is read again: the glance misreads more)."""
         words = []
-        for box in self._word_boxes(card):
+        for box in self._text_boxes(card, SETTINGS.word_aspect):
             line = _normalised(self._upright(card, box))
             batch = np.ascontiguousarray(np.stack([line, line[::-1, ::-1]]).transpose(0, 3, 1, 2))
             glanced = [_decoded(p, self.glance_alphabet) for p in self.glance.run(None, {"x": batch})[0]]
@@ -191,8 +201,32 @@ class WordReader:
                 words += [_decoded(p, self.alphabet) for p in self.recogniser.run(None, {"x": batch})[0]]
         return words
 
-    def _word_boxes(self, card: np.ndarray) -> list[tuple]:
-        """The detector's text lines on ``card`` long enough to hold a word, as rotated rectangles."""
+    def numbers(self, card: np.ndarray) -> list[str]:
+        """The numerals read on ``card`` (``card_for_words``'s picture), each text region read both
+        ways up as digits alone, cut along the card's sides (a numeral stands upright on the card or
+        upside down); those with a digit read less surely than ``number_sure`` left out."""
+        numbers = []
+        for box in self._text_boxes(card):
+            corners = cv2.boxPoints(box)
+            x0, y0 = np.maximum(np.floor(corners.min(axis=0)), 0).astype(int)
+            x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + 1
+            cut = card[y0:y1, x0:x1]
+            if not cut.size or cut.shape[0] > SETTINGS.number_tallest * card.shape[0]:
+                continue
+            h = SETTINGS.line_height
+            w = int(np.clip(round(cut.shape[1] / cut.shape[0] * h), 16, SETTINGS.line_widest))
+            line = _normalised(cv2.resize(cut, (w, h), interpolation=cv2.INTER_CUBIC))
+            batch = np.ascontiguousarray(np.stack([line, line[::-1, ::-1]]).transpose(0, 3, 1, 2))
+            for probabilities in self.recogniser.run(None, {"x": batch})[0]:
+                digits = probabilities * self._digits
+                steps = digits.argmax(axis=1) > 0
+                if steps.any() and digits.max(axis=1)[steps].min() >= SETTINGS.number_sure:
+                    numbers.append(_decoded(digits, self.alphabet))
+        return numbers
+
+    def _text_boxes(self, card: np.ndarray, aspect: float = 0.0) -> list[tuple]:
+        """The detector's text regions on ``card`` at least ``aspect`` times longer than tall,
+        grown to the text's edge, as rotated rectangles."""
         x = np.ascontiguousarray(_normalised(card).transpose(2, 0, 1)[None])
         probability = self.detector.run(None, {"x": x})[0][0, 0]
         text = cv2.dilate((probability > SETTINGS.text_threshold).astype(np.uint8), np.ones((2, 2), np.uint8))
@@ -205,7 +239,7 @@ class WordReader:
             if probability[inside].mean() < SETTINGS.region_mean:
                 continue
             centre, (bw, bh), angle = cv2.minAreaRect(np.argwhere(inside)[:, ::-1].astype(np.float32))
-            if max(bw, bh) < SETTINGS.word_aspect * max(min(bw, bh), 1.0):
+            if max(bw, bh) < aspect * max(min(bw, bh), 1.0):
                 continue
             grow = bw * bh * SETTINGS.unclip / max(2 * (bw + bh), 1e-6)
             boxes.append((centre, (bw + 2 * grow, bh + 2 * grow), angle))
@@ -238,6 +272,20 @@ def _decoded(probabilities: np.ndarray, alphabet: list[str]) -> str:
     best = probabilities.argmax(axis=1)
     keep = (best != 0) & np.concatenate([[True], best[1:] != best[:-1]])
     return "".join(alphabet[i] for i in best[keep] if i < len(alphabet))
+
+
+def number_read(numbers: list[str], values: range) -> int | None:
+    """The one number among ``numbers`` (``WordReader.numbers``) that is one of ``values``, None
+    when none is or two are (a 6 read upside down is a 9: a face's 6 is read as 6 and 9, a back's
+    9 as 9 and 6, and only one of them is a face's value or a back's target).
+
+    >>> number_read(["9", "6"], range(7, 11)), number_read(["9", "6"], range(1, 7))
+    (9, 6)
+    >>> number_read(["3", "5"], range(1, 7)), number_read(["10", "01", "0"], range(7, 11)), number_read([], range(1, 7))
+    (None, 10, None)
+    """
+    read = {int(text) for text in numbers if text.isdigit() and int(text) in values and not text.startswith("0")}
+    return read.pop() if len(read) == 1 else None
 
 
 def _spelled(words: list[str]) -> str | None:
