@@ -1,6 +1,7 @@
 """A T! card's kind read from the name printed on it (issue: recognise any deck): zero-shot no
 network can tell which of an unseen art's pictures is which T! card, but every edition prints the
-kind's name (rules/original: "The Thief", "The Joker", "The Shifter", "The Bomb")."""
+kind's name (rules/original: "The Thief", "The Joker", "The Shifter", "The Bomb"). A back's target
+read from its printed number (R1.2)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 from scanner.labels import TWEAK_FACES
 from scanner.metrics import expected_cards, match
 from scanner.read import words as words_module
-from scanner.read.words import WordReader, WordReaderError, kind_named, models_folder
+from scanner.read.words import WordReader, WordReaderError, card_for_words, kind_named, models_folder, number_read
 from scanner.scan import SETTINGS as SCAN_SETTINGS
 from scanner.scan import Scanner, load_scanner
 from scanner.synth.families import CHECK_FAMILIES, deck
@@ -204,3 +205,57 @@ def test_names_read_on_a_larger_frame_are_not_looked_for_outside_a_smaller_one()
     near = Detection(np.array([[100, 100], [180, 100], [180, 210], [100, 210]], np.float32), 0.9)
     small = np.full((720, 1280, 3), 80, np.uint8)
     assert scanner._named_by_word(small, [near], [unsure], set()) == {0: "tweak-joker"}
+
+
+def test_a_backs_printed_target_is_read_on_a_deck_no_network_saw(reader: WordReader) -> None:
+    """The strip family's backs (kept for checking; backs of its own, told apart only by a small
+    black number on a white square), every back of four tables at its outline: a share of them
+    read, none read as another back."""
+    assert "strip" in CHECK_FAMILIES
+    right = wrong = backs = 0
+    for seed in range(40_800_000, 40_800_004):
+        rendered = render_table(seed, style=deck("strip", 1))
+        required, _ = expected_cards(rendered.truth)
+        for card in required:
+            if not card["label"].startswith("back-"):
+                continue
+            backs += 1
+            picture = card_for_words(rendered.image, np.array(card["corners"], np.float32))
+            target = number_read(reader.numbers(picture), range(7, 11))
+            right += target is not None and card["label"] == f"back-{target}"
+            wrong += target is not None and card["label"] != f"back-{target}"
+    assert backs >= 10
+    assert right >= 0.2 * backs and wrong == 0, (right, wrong, backs)
+
+
+def test_an_unsure_back_is_named_by_its_printed_target_and_nothing_else_is() -> None:
+    """The scan's step: a back read unsurely takes the target read on it (a 9 read upside down as a
+    6 too), its confidence left alone; a sure back, a face, a reading already settled, or a number
+    that is no back's target are left as read."""
+    from scanner.find.detect import Detection
+    from scanner.read.classify import Prediction
+
+    class Numbers:
+        def __init__(self, numbers: list[str]) -> None:
+            self.numbers_read = numbers
+
+        def numbers(self, card: np.ndarray) -> list[str]:
+            return self.numbers_read
+
+    scanner = Scanner(classifier=None, words=Numbers(["9", "6"]))
+    labels = scanner.classifier.labels
+    frame = np.full((720, 1280, 3), 80, np.uint8)
+    card = Detection(np.array([[100, 100], [170, 100], [170, 200], [100, 200]], np.float32), 0.9)
+
+    def reading(label: str, confidence: float) -> Prediction:
+        probabilities = np.zeros(len(labels), np.float32)
+        probabilities[labels.index(label)] = confidence
+        return Prediction(label, confidence, False, probabilities)
+
+    assert scanner._numbered(frame, [card], [reading("back-7", 0.4)], set()) == {0: "back-9"}
+    assert scanner._numbered(frame, [card], [reading("back-7", 0.4)], {0}) == {}
+    assert scanner._numbered(frame, [card], [reading("back-7", 0.99)], set()) == {}
+    assert scanner._numbered(frame, [card], [reading("red-3", 0.4)], set()) == {}
+    assert scanner._numbered(frame, [card], [reading("back-9", 0.4)], set()) == {}  # as read already
+    scanner = Scanner(classifier=None, words=Numbers(["3", "12"]))
+    assert scanner._numbered(frame, [card], [reading("back-7", 0.4)], set()) == {}
