@@ -327,7 +327,7 @@ class Scanner:
                 continue
             if index in named:  # its printed name read: that T! card, counted as read at the bar
                 pred = replace(pred, label=named[index], upside_down=False)
-            elif index in numbered:  # its printed number read: that back, or that value of its colour
+            elif index in numbered:  # its printed target read: that back (its confidence as read)
                 pred = replace(pred, label=numbered[index])
             elif pred.label == "none":  # a card by its outline, in an art the classifier does not know
                 pred = _best_card_reading(pred, self.classifier.labels)
