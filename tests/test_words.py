@@ -229,9 +229,9 @@ def test_a_backs_printed_target_is_read_on_a_deck_no_network_saw(reader: WordRea
 
 
 def test_an_unsure_back_is_named_by_its_printed_target_and_nothing_else_is() -> None:
-    """The scan's step: a back read unsurely takes the target read on it (a 9 read upside down as a
-    6 too), its confidence left alone; a sure back, a face, a reading already settled, or a number
-    that is no back's target are left as read."""
+    """The scan's step, with a deck profile: a back read unsurely takes the target read on it (a 9
+    read upside down as a 6 too); a sure back, a face, a reading already settled, or a number that
+    is no back's target are left as read; zero-shot nothing is read."""
     from scanner.find.detect import Detection
     from scanner.read.classify import Prediction
 
@@ -241,6 +241,9 @@ def test_an_unsure_back_is_named_by_its_printed_target_and_nothing_else_is() -> 
 
         def numbers(self, card: np.ndarray) -> list[str]:
             return self.numbers_read
+
+    class Profile:
+        doubt_below = 0.9
 
     scanner = Scanner(classifier=None, words=Numbers(["9", "6"]))
     labels = scanner.classifier.labels
@@ -252,10 +255,13 @@ def test_an_unsure_back_is_named_by_its_printed_target_and_nothing_else_is() -> 
         probabilities[labels.index(label)] = confidence
         return Prediction(label, confidence, False, probabilities)
 
+    assert scanner._numbered(frame, [card], [reading("back-7", 0.4)], set()) == {}  # zero-shot
+    scanner.profile = Profile()
     assert scanner._numbered(frame, [card], [reading("back-7", 0.4)], set()) == {0: "back-9"}
     assert scanner._numbered(frame, [card], [reading("back-7", 0.4)], {0}) == {}
     assert scanner._numbered(frame, [card], [reading("back-7", 0.99)], set()) == {}
     assert scanner._numbered(frame, [card], [reading("red-3", 0.4)], set()) == {}
     assert scanner._numbered(frame, [card], [reading("back-9", 0.4)], set()) == {}  # as read already
     scanner = Scanner(classifier=None, words=Numbers(["3", "12"]))
+    scanner.profile = Profile()
     assert scanner._numbered(frame, [card], [reading("back-7", 0.4)], set()) == {}
