@@ -13,9 +13,10 @@ numeral, a pattern) is not read again, nor one it spells a kind's name in exactl
 A word names a kind only when it is close to one of its names (``WordSettings.match``): a misread
 letter or two still names it, a numeral or a pattern does not.
 
-The same networks read a card's printed number (``WordReader.numbers``): a face's value 1-6, a
-back's target 7-10 (RULES R1.1, R1.2), whatever the deck's art; the recogniser's symbols other than
-digits left out, and only a numeral whose every digit is read surely (``number_sure``).
+The same networks read a card's printed numerals (``WordReader.numbers``): the recogniser's
+symbols other than digits left out, and only a numeral whose every digit is read surely
+(``number_sure``). A back's target, 7-10 (RULES R1.2), names the back whatever the deck's art
+(``Scanner._numbered``; a face's small corner value was read wrong too surely to be asked).
 """
 
 from __future__ import annotations
