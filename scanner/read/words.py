@@ -86,11 +86,8 @@ def kind_named(words: list[str]) -> str | None:
     ('shifter', 'thief', None, 'bomb')
     """
     best: dict[str, float] = {}
-    for text in words:
-        for token in text.upper().split():
-            word = "".join(ch for ch in token if ch.isalpha())
-            if len(word) < SETTINGS.fewest_letters:
-                continue
+    for word in _words_in(words):
+        if len(word) >= SETTINGS.fewest_letters:
             for kind, names in NAMES.items():
                 ratio = max(difflib.SequenceMatcher(None, word, name).ratio() for name in names)
                 best[kind] = max(best.get(kind, 0.0), ratio)
@@ -208,9 +205,7 @@ class WordReader:
         upside down); those with a digit read less surely than ``number_sure`` left out."""
         numbers = []
         for box in self._text_boxes(card):
-            corners = cv2.boxPoints(box)
-            x0, y0 = np.maximum(np.floor(corners.min(axis=0)), 0).astype(int)
-            x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + 1
+            x0, y0, x1, y1 = box_of(cv2.boxPoints(box), card)
             cut = card[y0:y1, x0:x1]
             if not cut.size or cut.shape[0] > SETTINGS.number_tallest * card.shape[0]:
                 continue
@@ -295,14 +290,17 @@ def _spelled(words: list[str]) -> str | None:
     >>> _spelled(["The BOMB", "x"]), _spelled(["BOMR"]), _spelled(["JOKER", "BOMB"])
     ('bomb', None, None)
     """
-    kinds = {
-        kind
-        for text in words
-        for token in text.upper().split()
-        for kind, names in NAMES.items()
-        if "".join(ch for ch in token if ch.isalpha()) in names
-    }
+    kinds = {kind for word in _words_in(words) for kind, names in NAMES.items() if word in names}
     return kinds.pop() if len(kinds) == 1 else None
+
+
+def _words_in(texts: list[str]) -> list[str]:
+    """The words of ``texts``, upper case, their letters alone.
+
+    >>> _words_in(["The B0MB!", "T1"])
+    ['THE', 'BMB', 'T']
+    """
+    return ["".join(ch for ch in token if ch.isalpha()) for text in texts for token in text.upper().split()]
 
 
 def _longest_word(text: str) -> int:
