@@ -265,3 +265,13 @@ def test_an_unsure_back_is_named_by_its_printed_target_and_nothing_else_is() -> 
     scanner = Scanner(classifier=None, words=Numbers(["3", "12"]))
     scanner.profile = Profile()
     assert scanner._numbered(frame, [card], [reading("back-7", 0.4)], set()) == {}
+
+
+def test_the_dashboards_scanner_has_the_text_networks_loaded_with_it(app) -> None:
+    """The dashboard's vision worker loads the text networks with its scanner, not at the first
+    card they are asked for: no pause of the camera mid-round, the server's memory the same from
+    its first picture (``tests/test_memory.py``)."""
+    from companion.web.vision import vision_of
+
+    scanner = vision_of(app).scanner()
+    assert scanner is not None and isinstance(scanner._words, WordReader)
