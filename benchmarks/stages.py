@@ -49,6 +49,7 @@ STAGES: tuple[tuple[Any, str, str], ...] = (
     (scan_module.Scanner, "_read_ink", "ink colour"),
     (scan_module.Scanner, "_named_by_word", "T! names"),
     (scan_module.Scanner, "_numbered", "back numbers"),
+    (scan_module.Scanner, "_by_print", "no card's print"),
     (scan_module, "_on_mat_marker", "marker check"),
 )
 

@@ -316,6 +316,13 @@ class Scanner:
         named = {} if pile else self._named_by_word(source, detections, predictions, vouched | sure_untaught)
         # (neither in a won pile's picture: its score counts every card's label)
         numbered = {} if pile else self._numbered(source, detections, predictions, vouched | sure_untaught | set(named))
+        unknown = {
+            i
+            for i, (d, p) in enumerate(zip(detections, predictions))
+            if p.label == "none" and ((d.outlined and not d.unseen) or i in by_shape)
+        }
+        by_print = {} if pile else self._by_print(source, detections, predictions, unknown)
+        named |= {i: label for i, label in by_print.items() if label != "tweak-back"}
         for index, (det, pred) in enumerate(zip(detections, predictions)):
             # (an unsure card on one of the mat's markers is the marker: a black square with a white
             # pattern, which the classifier can take for a back; a card lying on a marker hides it
@@ -326,9 +333,13 @@ class Scanner:
                 rejected += 1
                 continue
             if index in named:  # its printed name read: that T! card, counted as read at the bar
+                if pred.label == "none":  # (read as no card: the name's bar, not the reading's)
+                    pred = _best_card_reading(pred, self.classifier.labels)
                 pred = replace(pred, label=named[index], upside_down=False)
             elif index in numbered:  # its printed target read: that back (its confidence as read)
                 pred = replace(pred, label=numbered[index])
+            elif by_print.get(index) == "tweak-back":  # no name, no numeral: the T! back, as unsure as read
+                pred = replace(_best_card_reading(pred, self.classifier.labels), label="tweak-back", upside_down=False)
             elif pred.label == "none":  # a card by its outline, in an art the classifier does not know
                 pred = _best_card_reading(pred, self.classifier.labels)
             # (a won pile spread out holds the deck's cards only; ``faint``: the referee's scan keeps
@@ -347,7 +358,7 @@ class Scanner:
             order = np.argsort(pred.probabilities)[::-1][:3]
             labels = self.classifier.labels
             candidates = [(labels[i], float(pred.probabilities[i])) for i in order if labels[i] != "none"]
-            if index in named or index in numbered:
+            if index in named or index in numbered or index in by_print:
                 candidates = [(pred.label, confidence), *(c for c in candidates if c[0] != pred.label)][:3]
             if mat is not None:
                 zone = mat.zone_of(corners, self.players)
@@ -495,6 +506,7 @@ class Scanner:
             i
             for i, (d, p) in enumerate(zip(detections, predictions))
             if i not in settled
+            and p.label != "none"  # (a card read as none is read for its print whole: ``_by_print``)
             and _as_reported(p.confidence, d.touching) < bar
             and (p.label in TWEAK_FACES or float(p.probabilities[tweak].sum()) >= SETTINGS.word_tweak_share)
         ]
@@ -532,6 +544,44 @@ class Scanner:
             for i, target in targets.items()
             if target is not None and f"back-{target}" != predictions[i].label
         }
+
+    def _by_print(
+        self, source: np.ndarray, detections: list[Any], predictions: list[Any], unknown: set[int]
+    ) -> dict[int, str]:
+        """Zero-shot, the cards found by their shape that the networks read as no card at all
+        (``unknown``: indices) named by what is printed on them (index: label): a T! kind whose
+        name is read, else, where no numeral is read either, the T! back (R1.4: the T! cards
+        share one back, whatever the deck's art). The any-deck network reads an unseen deck's
+        number cards and backs as cards; what it takes for no card though a card lies there is
+        mostly the T! pile's top, in an art no network saw (every T! back of the tuning families),
+        and every number card prints its value or target (R1.1, R1.2): a numeral read rules the
+        T! back out. Not where the reading's likeliest card is a T! card (a T! face: a deck
+        whose T! faces were read so lost three named right). At most ``word_most`` a scan, as
+        ``_named_by_word``."""
+        if self.profile is not None or not unknown:
+            return {}
+        labels = self.classifier.labels
+        read_as_cards = [d.corners for d, p in zip(detections, predictions) if p.label != "none"]
+        asked = sorted(
+            (
+                i
+                for i in unknown
+                # (one overlapping a card read as one is that card outlined twice: ``_drop_outlined_twice``
+                # drops it by its reading's label, a T! back's would keep it as a false card)
+                if not any(quad_iou(detections[i].corners, q) >= SETTINGS.same_card_iou for q in read_as_cards)
+            ),
+            key=lambda i: -float(predictions[i].confidence),
+        )
+        if not asked or self.words is None:
+            return {}
+        read = self._read_unless_still(source, detections, asked, "print", self.words.printed)
+        named: dict[int, str] = {}
+        for i, (kind, numbers) in read.items():
+            if kind is not None:
+                named[i] = f"tweak-{kind}"
+            elif not numbers and label_kind(_best_card_reading(predictions[i], labels).label) != "tweak":
+                named[i] = "tweak-back"
+        return named
 
     def _read_unless_still(
         self, source: np.ndarray, detections: list[Any], asked: list[int], what: str, read: Callable[[np.ndarray], Any]

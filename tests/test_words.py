@@ -275,3 +275,61 @@ def test_the_dashboards_scanner_has_the_text_networks_loaded_with_it(app) -> Non
 
     scanner = vision_of(app).scanner()
     assert scanner is not None and isinstance(scanner._words, WordReader)
+
+
+def test_a_card_read_as_none_is_named_by_its_print_zero_shot() -> None:
+    """The scan's step for a card found by its shape that the networks read as no card: a T! name
+    read names it; with neither a name nor a numeral read it is the T! back (R1.4), unsurely; a
+    numeral read (a number card, R1.1-R1.2), a likeliest card that is a T! card, an outline across
+    a card read as one, or a deck profile leave it as read."""
+    from scanner.find.detect import Detection
+    from scanner.read.classify import Prediction
+
+    class Printed:
+        def __init__(self, kind: str | None, numbers: list[str]) -> None:
+            self.read = (kind, numbers)
+
+        def printed(self, card: np.ndarray) -> tuple[str | None, list[str]]:
+            return self.read
+
+    scanner = Scanner(classifier=None, words=Printed(None, []))
+    labels = scanner.classifier.labels
+    frame = np.full((720, 1280, 3), 80, np.uint8)
+    card = Detection(np.array([[100, 100], [170, 100], [170, 200], [100, 200]], np.float32), 0.9)
+
+    def none_read(likeliest_card: str) -> Prediction:
+        probabilities = np.zeros(len(labels), np.float32)
+        probabilities[labels.index("none")] = 0.95
+        probabilities[labels.index(likeliest_card)] = 0.05
+        return Prediction("none", 0.95, False, probabilities)
+
+    assert scanner._by_print(frame, [card], [none_read("yellow-3")], {0}) == {0: "tweak-back"}
+    assert scanner._by_print(frame, [card], [none_read("yellow-3")], set()) == {}  # not asked
+    assert scanner._by_print(frame, [card], [none_read("tweak-bomb")], {0}) == {}
+    # an outline across a card read as one: that card outlined twice, not a T! back
+    read = Prediction("blue-4", 0.99, False, none_read("blue-4").probabilities)
+    across = Detection(card.corners + np.float32([12, 8]), 0.9)
+    assert scanner._by_print(frame, [card, across], [read, none_read("yellow-3")], {1}) == {}
+    scanner._read_before.clear()
+    scanner._words = Printed(None, ["3"])
+    assert scanner._by_print(frame, [card], [none_read("yellow-3")], {0}) == {}
+    scanner._read_before.clear()
+    scanner._words = Printed("joker", [])
+    assert scanner._by_print(frame, [card], [none_read("tweak-bomb")], {0}) == {0: "tweak-joker"}
+
+    class Profile:
+        doubt_below = 0.9
+        untaught: list[str] = []
+
+    scanner.profile = Profile()
+    assert scanner._by_print(frame, [card], [none_read("yellow-3")], {0}) == {}
+
+
+def test_the_print_is_read_once_for_the_name_and_the_numerals(reader: WordReader) -> None:
+    """``printed``: the T! kind and the numerals as ``kind_on`` and ``numbers`` read them, the text
+    found once."""
+    rendered = render_table(40_800_000, style=deck("photo", 1))
+    required, _ = expected_cards(rendered.truth)
+    for card in required[:6]:
+        picture = card_for_words(rendered.image, np.array(card["corners"], np.float32))
+        assert reader.printed(picture) == (reader.kind_on(picture), reader.numbers(picture))

@@ -25,7 +25,7 @@ import difflib
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -73,6 +73,13 @@ _ALPHABET = "ppocrv6/ppocrv6_dict.txt"  # the recogniser's symbols, one a line
 _GLANCE = "ppocrv6/tiny/rec/rec.onnx"  # a recogniser five times cheaper, that reads fewer words right
 _GLANCE_ALPHABET = "ppocrv6/ppocrv6_tiny_dict.txt"
 _FILES = (_DETECTOR, _RECOGNISER, _ALPHABET, _GLANCE, _GLANCE_ALPHABET)
+
+
+class TextBox(NamedTuple):
+    """A text region the detector found on a card."""
+
+    rect: tuple  # the region grown to the text's edge, as OpenCV's rotated rectangle
+    elongation: float  # its length over its height as found (before growing): a word's line is long
 
 
 class WordReaderError(ScannerError, RuntimeError):
@@ -182,15 +189,24 @@ class WordReader:
         """The T! kind printed on ``card`` (``card_for_words``'s picture of it)."""
         return kind_named(self.words(card))
 
-    def words(self, card: np.ndarray) -> list[str]:
+    def printed(self, card: np.ndarray) -> tuple[str | None, list[str]]:
+        """The T! kind named on ``card`` (``card_for_words``'s picture) and the numerals read on
+        it (``kind_on`` and ``numbers``, the text found once for both)."""
+        boxes = self._text_boxes(card)
+        return kind_named(self.words(card, boxes)), self.numbers(card, boxes)
+
+    def words(self, card: np.ndarray, boxes: list[TextBox] | None = None) -> list[str]:
         """The lines of text read on ``card`` (BGR, sides multiples of 32) that are long enough to
         be words, each read both ways up (the recogniser reads left to right). A line the cheap
         recogniser reads no word of ``glance_letters`` letters in is not read again (a numeral,
         a pattern): most lines on a card that is no T! card; nor one it reads a kind's name in
-        letter for letter (a near miss is read again: the glance misreads more)."""
+        letter for letter (a near miss is read again: the glance misreads more). ``boxes``: the
+        card's text regions (``_text_boxes``), where already found."""
         words = []
-        for box in self._text_boxes(card, SETTINGS.word_aspect):
-            line = _normalised(self._upright(card, box))
+        for box in self._text_boxes(card) if boxes is None else boxes:
+            if box.elongation < SETTINGS.word_aspect:
+                continue
+            line = _normalised(self._upright(card, box.rect))
             batch = np.ascontiguousarray(np.stack([line, line[::-1, ::-1]]).transpose(0, 3, 1, 2))
             glanced = [_decoded(p, self.glance_alphabet) for p in self.glance.run(None, {"x": batch})[0]]
             if _spelled(glanced) is not None:
@@ -199,13 +215,14 @@ class WordReader:
                 words += [_decoded(p, self.alphabet) for p in self.recogniser.run(None, {"x": batch})[0]]
         return words
 
-    def numbers(self, card: np.ndarray) -> list[str]:
+    def numbers(self, card: np.ndarray, boxes: list[TextBox] | None = None) -> list[str]:
         """The numerals read on ``card`` (``card_for_words``'s picture), each text region read both
         ways up as digits alone, cut along the card's sides (a numeral stands upright on the card or
-        upside down); those with a digit read less surely than ``number_sure`` left out."""
+        upside down); those with a digit read less surely than ``number_sure`` left out.
+        ``boxes``: as ``words``."""
         numbers = []
-        for box in self._text_boxes(card):
-            x0, y0, x1, y1 = box_of(cv2.boxPoints(box), card)
+        for box in self._text_boxes(card) if boxes is None else boxes:
+            x0, y0, x1, y1 = box_of(cv2.boxPoints(box.rect), card)
             cut = card[y0:y1, x0:x1]
             if not cut.size or cut.shape[0] > SETTINGS.number_tallest * card.shape[0]:
                 continue
@@ -220,9 +237,8 @@ class WordReader:
                     numbers.append(_decoded(digits, self.alphabet))
         return numbers
 
-    def _text_boxes(self, card: np.ndarray, aspect: float = 0.0) -> list[tuple]:
-        """The detector's text regions on ``card`` at least ``aspect`` times longer than tall,
-        grown to the text's edge, as rotated rectangles."""
+    def _text_boxes(self, card: np.ndarray) -> list[TextBox]:
+        """The detector's text regions on ``card``, grown to the text's edge."""
         x = np.ascontiguousarray(_normalised(card).transpose(2, 0, 1)[None])
         probability = self.detector.run(None, {"x": x})[0][0, 0]
         text = cv2.dilate((probability > SETTINGS.text_threshold).astype(np.uint8), np.ones((2, 2), np.uint8))
@@ -235,10 +251,9 @@ class WordReader:
             if probability[inside].mean() < SETTINGS.region_mean:
                 continue
             centre, (bw, bh), angle = cv2.minAreaRect(np.argwhere(inside)[:, ::-1].astype(np.float32))
-            if max(bw, bh) < aspect * max(min(bw, bh), 1.0):
-                continue
             grow = bw * bh * SETTINGS.unclip / max(2 * (bw + bh), 1e-6)
-            boxes.append((centre, (bw + 2 * grow, bh + 2 * grow), angle))
+            elongation = max(bw, bh) / max(min(bw, bh), 1.0)
+            boxes.append(TextBox((centre, (bw + 2 * grow, bh + 2 * grow), angle), elongation))
         return boxes
 
     def _upright(self, card: np.ndarray, box: tuple) -> np.ndarray:
