@@ -506,7 +506,8 @@ class Scanner:
             i
             for i, (d, p) in enumerate(zip(detections, predictions))
             if i not in settled
-            and p.label != "none"  # (a card read as none is read for its print whole: ``_by_print``)
+            # (zero-shot a card read as no card is read for all its print by ``_by_print``)
+            and not (p.label == "none" and self.profile is None)
             and _as_reported(p.confidence, d.touching) < bar
             and (p.label in TWEAK_FACES or float(p.probabilities[tweak].sum()) >= SETTINGS.word_tweak_share)
         ]
