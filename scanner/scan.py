@@ -322,7 +322,7 @@ class Scanner:
             if p.label == "none" and ((d.outlined and not d.unseen) or i in by_shape)
         }
         by_print = {} if pile else self._by_print(source, detections, predictions, unknown)
-        named |= {i: label for i, label in by_print.items() if label != "tweak-back"}
+        named |= {i: label for i, label in by_print.items() if label in TWEAK_FACES}
         for index, (det, pred) in enumerate(zip(detections, predictions)):
             # (an unsure card on one of the mat's markers is the marker: a black square with a white
             # pattern, which the classifier can take for a back; a card lying on a marker hides it
@@ -338,8 +338,9 @@ class Scanner:
                 pred = replace(pred, label=named[index], upside_down=False)
             elif index in numbered:  # its printed target read: that back (its confidence as read)
                 pred = replace(pred, label=numbered[index])
-            elif by_print.get(index) == "tweak-back":  # no name, no numeral: the T! back, as unsure as read
-                pred = replace(_best_card_reading(pred, self.classifier.labels), label="tweak-back", upside_down=False)
+            elif index in by_print:  # a back's target read, or nothing read: that back, as unsure as read
+                guess = _best_card_reading(pred, self.classifier.labels)
+                pred = replace(guess, label=by_print[index], upside_down=False)
             elif pred.label == "none":  # a card by its outline, in an art the classifier does not know
                 pred = _best_card_reading(pred, self.classifier.labels)
             # (a won pile spread out holds the deck's cards only; ``faint``: the referee's scan keeps
@@ -551,8 +552,9 @@ class Scanner:
     ) -> dict[int, str]:
         """Zero-shot, the cards found by their shape that the networks read as no card at all
         (``unknown``: indices) named by what is printed on them (index: label): a T! kind whose
-        name is read, else, where no numeral is read either, the T! back (R1.4: the T! cards
-        share one back, whatever the deck's art). The any-deck network reads an unseen deck's
+        name is read; a back whose target is the one number read (R1.2, as ``_numbered``; a 6
+        read both ways up is no one number); else, where no numeral is read at all, the T! back
+        (R1.4: the T! cards share one back, whatever the deck's art). The any-deck network reads an unseen deck's
         number cards and backs as cards; what it takes for no card though a card lies there is
         mostly the T! pile's top, in an art no network saw (every T! back of the tuning families),
         and every number card prints its value or target (R1.1, R1.2): a numeral read rules the
@@ -578,8 +580,11 @@ class Scanner:
         read = self._read_unless_still(source, detections, asked, "print", self.words.printed)
         named: dict[int, str] = {}
         for i, (kind, numbers) in read.items():
+            number = number_read(numbers, range(1, 11))
             if kind is not None:
                 named[i] = f"tweak-{kind}"
+            elif number is not None and number >= 7:  # a back's target (R1.2; a face's value names no colour)
+                named[i] = f"back-{number}"
             elif not numbers and label_kind(_best_card_reading(predictions[i], labels).label) != "tweak":
                 named[i] = "tweak-back"
         return named

@@ -279,9 +279,10 @@ def test_the_dashboards_scanner_has_the_text_networks_loaded_with_it(app) -> Non
 
 def test_a_card_read_as_none_is_named_by_its_print_zero_shot() -> None:
     """The scan's step for a card found by its shape that the networks read as no card: a T! name
-    read names it; with neither a name nor a numeral read it is the T! back (R1.4), unsurely; a
-    numeral read (a number card, R1.1-R1.2), a likeliest card that is a T! card, an outline across
-    a card read as one, or a deck profile leave it as read."""
+    read names it, a back's target read alone the back (R1.2); with neither a name nor a numeral
+    read it is the T! back (R1.4), unsurely; another numeral read (a number card, R1.1), a
+    likeliest card that is a T! card, an outline across a card read as one, or a deck profile
+    leave it as read."""
     from scanner.find.detect import Detection
     from scanner.read.classify import Prediction
 
@@ -313,6 +314,10 @@ def test_a_card_read_as_none_is_named_by_its_print_zero_shot() -> None:
     scanner._read_before.clear()
     scanner._words = Printed(None, ["3"])
     assert scanner._by_print(frame, [card], [none_read("yellow-3")], {0}) == {}
+    for numbers, named in ((["10", "10"], {0: "back-10"}), (["9", "6"], {}), (["2", "8"], {})):
+        scanner._read_before.clear()
+        scanner._words = Printed(None, numbers)  # a back's target alone names the back; a face's 6 or two numbers not
+        assert scanner._by_print(frame, [card], [none_read("yellow-3")], {0}) == named
     scanner._read_before.clear()
     scanner._words = Printed("joker", [])
     assert scanner._by_print(frame, [card], [none_read("tweak-bomb")], {0}) == {0: "tweak-joker"}
