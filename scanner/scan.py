@@ -554,13 +554,13 @@ class Scanner:
         (``unknown``: indices) named by what is printed on them (index: label): a T! kind whose
         name is read; a back whose target is the one number read (R1.2, as ``_numbered``; a 6
         read both ways up is no one number); else, where no numeral is read at all, the T! back
-        (R1.4: the T! cards share one back, whatever the deck's art). The any-deck network reads an unseen deck's
-        number cards and backs as cards; what it takes for no card though a card lies there is
-        mostly the T! pile's top, in an art no network saw (every T! back of the tuning families),
-        and every number card prints its value or target (R1.1, R1.2): a numeral read rules the
-        T! back out. Not where the reading's likeliest card is a T! card (a T! face: a deck
-        whose T! faces were read so lost three named right). At most ``word_most`` a scan, as
-        ``_named_by_word``."""
+        (R1.4: the T! cards share one back, whatever the deck's art). The any-deck network reads
+        an unseen deck's number cards and backs as cards; what it takes for no card though a card
+        lies there is mostly the T! pile's top, in an art no network saw (nearly every T! back of
+        the tuning families), and every number card prints its value or target (R1.1, R1.2): a
+        numeral read rules the T! back out. Not where the reading's likeliest card is a T! card
+        (a deck whose T! faces were read so lost three read right). At most ``word_most`` a scan,
+        those read most surely as no card first (the T! pile's top reads so), cached as names."""
         if self.profile is not None or not unknown:
             return {}
         labels = self.classifier.labels
@@ -578,16 +578,16 @@ class Scanner:
         if not asked or self.words is None:
             return {}
         read = self._read_unless_still(source, detections, asked, "print", self.words.printed)
-        named: dict[int, str] = {}
+        labelled: dict[int, str] = {}
         for i, (kind, numbers) in read.items():
             number = number_read(numbers, range(1, 11))
             if kind is not None:
-                named[i] = f"tweak-{kind}"
+                labelled[i] = f"tweak-{kind}"
             elif number is not None and number >= 7:  # a back's target (R1.2; a face's value names no colour)
-                named[i] = f"back-{number}"
+                labelled[i] = f"back-{number}"
             elif not numbers and label_kind(_best_card_reading(predictions[i], labels).label) != "tweak":
-                named[i] = "tweak-back"
-        return named
+                labelled[i] = "tweak-back"
+        return labelled
 
     def _read_unless_still(
         self, source: np.ndarray, detections: list[Any], asked: list[int], what: str, read: Callable[[np.ndarray], Any]
