@@ -316,11 +316,12 @@ class Scanner:
         named = {} if pile else self._named_by_word(source, detections, predictions, vouched | sure_untaught)
         # (neither in a won pile's picture: its score counts every card's label)
         numbered = {} if pile else self._numbered(source, detections, predictions, vouched | sure_untaught | set(named))
-        unknown = {
-            i
-            for i, (d, p) in enumerate(zip(detections, predictions))
-            if p.label == "none" and ((d.outlined and not d.unseen) or i in by_shape)
-        }
+
+        def a_card_by_its_shape(index: int, det: Detection) -> bool:  # (an outline all round, or the finder's)
+            return (det.outlined and not det.unseen) or index in by_shape
+
+        pairs = enumerate(zip(detections, predictions))
+        unknown = {i for i, (d, p) in pairs if p.label == "none" and a_card_by_its_shape(i, d)}
         by_print = {} if pile else self._by_print(source, detections, predictions, unknown)
         named |= {i: label for i, label in by_print.items() if label in TWEAK_FACES}
         for index, (det, pred) in enumerate(zip(detections, predictions)):
@@ -329,7 +330,7 @@ class Scanner:
             # and reads surely)
             on_marker = pred.confidence < SETTINGS.marker_check_below and _on_mat_marker(gray, det.corners, mat)
             # (an outline where the finder sees no card at all needs the classifier to see one)
-            if on_marker or (pred.label == "none" and (not det.outlined or det.unseen) and index not in by_shape):
+            if on_marker or (pred.label == "none" and not a_card_by_its_shape(index, det)):
                 rejected += 1
                 continue
             if index in named:  # its printed name read: that T! card, counted as read at the bar
