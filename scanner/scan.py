@@ -26,7 +26,7 @@ from scanner.find.detect import (
     side_contrasts,
 )
 from scanner.find.segment import input_width, out_to_the_card_edge, profiles_across_sides, snap_many
-from scanner.geometry.crops import card_crop, order_portrait, rotate_corners
+from scanner.geometry.crops import card_crop, order_portrait, rotate_corners, warp_crop
 from scanner.geometry.mat import MatLayout, MatView, find_markers, find_mat, the_mats_own
 from scanner.labels import BACKS, FACES, TWEAK_FACES, back_number, label_kind
 from scanner.metrics import quad_iou
@@ -141,6 +141,14 @@ class ScanSettings:
     #: two of a kind the classifier does not know (6-17 read on the families' tables, 1 by shape);
     #: dozens among a few read are a rug's weave or a tiled floor, not cards (real photos: 13-63)
     shape_most: float = 0.5
+    #: zero-shot, a card read as the back 7 that is blue and not dark is the special 7 (R1.5: the
+    #: special card is blue, showing 7 on both sides; R1.2: backs are black): the median of its
+    #: outline's pixels, OpenCV's hue (0-180) in this range, saturation and value over these. On the
+    #: seven families' tables the special cards were hue 95-113, saturation 134-207, value 120-230;
+    #: backs dyed blue value 40 or under, grey ones saturation 45 or under (RESULTS, fifty-sixth session)
+    special_hue: tuple[int, int] = (90, 135)
+    special_saturation: int = 100
+    special_value: int = 90
     #: with more than one core, the finder's network and the play mat's markers are looked for in
     #: threads of their own while the classical outlines are drawn (they leave Python's lock while
     #: they work): the same cards, about a quarter sooner on two cores (RESULTS, twenty-fourth session)
@@ -344,6 +352,9 @@ class Scanner:
                 pred = replace(guess, label=by_print[index], upside_down=False)
             elif pred.label == "none":  # a card by its outline, in an art the classifier does not know
                 pred = _best_card_reading(pred, self.classifier.labels)
+            blue_seven = zero_shot and pred.label == "back-7" and _blue_card(source, det.corners)
+            if blue_seven:  # the 7 read, the colour not: the special card is blue (R1.5)
+                pred = replace(pred, label="special-7")
             # (a won pile spread out holds the deck's cards only; ``faint``: the referee's scan keeps
             # such an outline at its low confidence, as a card laid there that it cannot read)
             if not pile and not faint and self._not_of_the_deck(pred):
@@ -360,7 +371,7 @@ class Scanner:
             order = np.argsort(pred.probabilities)[::-1][:3]
             labels = self.classifier.labels
             candidates = [(labels[i], float(pred.probabilities[i])) for i in order if labels[i] != "none"]
-            if index in named or index in numbered or index in by_print:
+            if index in named or index in numbered or index in by_print or blue_seven:
                 candidates = [(pred.label, confidence), *(c for c in candidates if c[0] != pred.label)][:3]
             if mat is not None:
                 zone = mat.zone_of(corners, self.players)
@@ -1220,6 +1231,14 @@ def _best_card_reading(pred: Any, labels: list[str]) -> Any:
     order = np.argsort(pred.probabilities)[::-1]
     best = next(int(i) for i in order if labels[i] != "none")
     return replace(pred, label=labels[best], confidence=float(pred.probabilities[best]))
+
+
+def _blue_card(frame: np.ndarray, corners: np.ndarray) -> bool:
+    """Whether the card at ``corners`` is blue and not dark (``ScanSettings.special_hue``...)."""
+    hsv = cv2.cvtColor(warp_crop(frame, corners), cv2.COLOR_BGR2HSV)
+    hue, saturation, value = np.median(hsv.reshape(-1, 3), axis=0)
+    low, high = SETTINGS.special_hue
+    return low <= hue <= high and saturation >= SETTINGS.special_saturation and value >= SETTINGS.special_value
 
 
 def _as_reported(confidence: float, touching: bool) -> float:

@@ -465,3 +465,26 @@ def test_the_strip_family_checks_backs_drawn_its_own_way() -> None:
     assert (middle.min(axis=2) > 200).mean() > 0.8  # the white octagon
     back = strip.render("back-9", random.Random(0))
     assert np.median(back[:40]) < 80  # a dark back, as R1.2 has it
+
+
+def test_a_blue_seven_read_as_a_back_is_the_special_card(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Zero-shot, a card read as the back 7 that is blue is the special card (R1.5: blue, a 7 on
+    both sides; R1.2: backs are black), reported with the reading's confidence; a back 7 dyed dark
+    blue stays a back. (With a deck profile, which learned the special card from its photo, the
+    profile's reading stands.)"""
+    from scanner.synth.families import deck
+
+    scanner = Scanner(any_deck=None, words=None)
+    labels = scanner.classifier.labels
+    probabilities = np.zeros(len(labels), np.float32)
+    probabilities[labels.index("back-7")], probabilities[labels.index("special-7")] = 0.6, 0.3
+    seven = Prediction("back-7", 0.6, False, probabilities)
+    monkeypatch.setattr(scanner, "_classify", lambda crops, turned=True: [seven for _ in crops])
+    frame = np.full((720, 1280, 3), (60, 110, 70), np.uint8)  # a green cloth
+    special = deck("wallpaper", 1).render("special-7", random.Random(0))
+    back = deck("texture", 1).render("back-7", random.Random(0))  # (this deck's backs: dark blue)
+    assert np.median(back.reshape(-1, 3), axis=0)[0] > 2 * np.median(back.reshape(-1, 3), axis=0)[2]
+    for image, x in ((special, 300), (back, 800)):
+        frame[250:390, x : x + 100] = cv2.resize(image, (100, 140), interpolation=cv2.INTER_AREA)
+    found = sorted((round(float(c.corners[:, 0].mean())), c.label, c.confidence) for c in scanner.scan(frame).cards)
+    assert [(label, round(confidence, 2)) for _, label, confidence in found] == [("special-7", 0.6), ("back-7", 0.6)]
