@@ -352,9 +352,9 @@ class Scanner:
                 pred = replace(guess, label=by_print[index], upside_down=False)
             elif pred.label == "none":  # a card by its outline, in an art the classifier does not know
                 pred = _best_card_reading(pred, self.classifier.labels)
-            blue_seven = zero_shot and pred.label == "back-7" and _blue_card(source, det.corners)
-            if blue_seven:  # the 7 read, the colour not: the special card is blue (R1.5)
-                pred = replace(pred, label="special-7")
+            recoloured = self._seven_by_colour(pred.label, source, det.corners)
+            if recoloured is not None:
+                pred = replace(pred, label=recoloured)
             # (a won pile spread out holds the deck's cards only; ``faint``: the referee's scan keeps
             # such an outline at its low confidence, as a card laid there that it cannot read)
             if not pile and not faint and self._not_of_the_deck(pred):
@@ -371,7 +371,7 @@ class Scanner:
             order = np.argsort(pred.probabilities)[::-1][:3]
             labels = self.classifier.labels
             candidates = [(labels[i], float(pred.probabilities[i])) for i in order if labels[i] != "none"]
-            if index in named or index in numbered or index in by_print or blue_seven:
+            if index in named or index in numbered or index in by_print or recoloured:
                 candidates = [(pred.label, confidence), *(c for c in candidates if c[0] != pred.label)][:3]
             if mat is not None:
                 zone = mat.zone_of(corners, self.players)
@@ -600,6 +600,17 @@ class Scanner:
             elif not numbers and label_kind(_best_card_reading(predictions[i], labels).label) != "tweak":
                 labelled[i] = "tweak-back"
         return labelled
+
+    def _seven_by_colour(self, label: str, frame: np.ndarray, corners: np.ndarray) -> str | None:
+        """The special card for a card read as the back 7 that is blue, zero-shot (the any-deck
+        network reads the 7, not which card it is on); the back 7 for one read as the special card
+        that is not blue (a deck's reader, too, can take a back 7 under glare for it). R1.5: the
+        special card is blue, a 7 on both sides; R1.2: backs are black. None: the reading stands."""
+        if label == "back-7" and self.profile is None and _blue_card(frame, corners):
+            return "special-7"
+        if label == "special-7" and not _blue_card(frame, corners):
+            return "back-7"
+        return None
 
     def _read_unless_still(
         self, source: np.ndarray, detections: list[Any], asked: list[int], what: str, read: Callable[[np.ndarray], Any]

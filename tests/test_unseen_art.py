@@ -470,8 +470,8 @@ def test_the_strip_family_checks_backs_drawn_its_own_way() -> None:
 def test_a_blue_seven_read_as_a_back_is_the_special_card(monkeypatch: pytest.MonkeyPatch) -> None:
     """Zero-shot, a card read as the back 7 that is blue is the special card (R1.5: blue, a 7 on
     both sides; R1.2: backs are black), reported with the reading's confidence; a back 7 dyed dark
-    blue stays a back. (With a deck profile, which learned the special card from its photo, the
-    profile's reading stands.)"""
+    blue stays a back; a card read as the special card that is not blue is the back 7, with a deck
+    profile too (whose reader learned the special card, so its back 7 stands)."""
     from scanner.synth.families import deck
 
     scanner = Scanner(any_deck=None, words=None)
@@ -488,3 +488,10 @@ def test_a_blue_seven_read_as_a_back_is_the_special_card(monkeypatch: pytest.Mon
         frame[250:390, x : x + 100] = cv2.resize(image, (100, 140), interpolation=cv2.INTER_AREA)
     found = sorted((round(float(c.corners[:, 0].mean())), c.label, c.confidence) for c in scanner.scan(frame).cards)
     assert [(label, round(confidence, 2)) for _, label, confidence in found] == [("special-7", 0.6), ("back-7", 0.6)]
+    on_special, on_back = box(300, 250, 100, 140), box(800, 250, 100, 140)
+    assert scanner._seven_by_colour("special-7", frame, on_back) == "back-7"  # read so, but not blue
+    assert scanner._seven_by_colour("special-7", frame, on_special) is None
+    assert scanner._seven_by_colour("red-3", frame, on_special) is None
+    scanner.profile = object()  # (a deck profile's reader knows the deck's special card: its back 7 stands)
+    assert scanner._seven_by_colour("back-7", frame, on_special) is None
+    assert scanner._seven_by_colour("special-7", frame, on_back) == "back-7"
