@@ -337,7 +337,8 @@ def _open_scanner(args: argparse.Namespace, command: str, detector: str = "auto"
     from scanner.scan import load_scanner
 
     try:
-        return load_scanner(args.profile, args.mat, args.players, detector, args.calibration)
+        # (pictures apart: no camera's next frame reads the names a scan leaves unread)
+        return load_scanner(args.profile, args.mat, args.players, detector, args.calibration, pictures=True)
     except (ProfileError, FileNotFoundError, CalibrationError, FinderError, ClassifierError) as err:
         print(f"tweak {command}: {err}", file=sys.stderr)
         return None

@@ -213,12 +213,15 @@ class Scanner:
         ink: Any = None,
         any_deck: CardClassifier | None | bool = True,
         words: Any = True,
+        pictures: bool = False,
     ) -> None:
         """``any_deck``: the classifier that reads cards when there is no deck profile; True (the
         default) takes the shipped one (``classify.ANY_DECK_MODEL``) with the shipped classifier,
         none with another (``classifier`` then reads every card); None: none. ``words``: what reads
         a T! card's printed name (``scanner.read.words.WordReader``); True (the default): the text
-        networks where installed, made at the first card that needs them; None: no names read."""
+        networks where installed, made at the first card that needs them; None: no names read.
+        ``pictures``: it scans pictures apart (``tweak scan``), not a camera's frames, so no next
+        frame reads what a scan leaves unread: every card asked is read (``word_most`` unbound)."""
         self.classifier = classifier or CardClassifier()  # (a deck profile's features, and its labels)
         if any_deck is True:
             shipped = self.classifier.path.resolve() == DEFAULT_MODEL.resolve() and ANY_DECK_MODEL.exists()
@@ -234,6 +237,7 @@ class Scanner:
         self.calibration = calibration  # zones without a mat (scanner.geometry.calibration)
         self.ink = ink  # the faces' colour read from their ink (scanner.read.ink), or None
         self._words = words
+        self.pictures = pictures
         # what the last scan read on cards, by what ("names", "numbers"): (outline, its box, the box's
         # shades, what was read) (``_read_unless_still``)
         self._read_before: dict[str, list[tuple[np.ndarray, tuple[int, int, int, int], np.ndarray, Any]]] = {}
@@ -616,9 +620,10 @@ class Scanner:
         self, source: np.ndarray, detections: list[Any], asked: list[int], what: str, read: Callable[[np.ndarray], Any]
     ) -> dict[int, Any]:
         """``read`` of each card of ``asked`` (indices, most wanted first) drawn upright
-        (``card_for_words``), at most ``word_most`` read now; a card read in the last scan (of
-        ``what`` is read) that lies still keeps that reading: the frame's pixels in its box keep
-        their shades (``looks_the_same``) and it is outlined there again (``word_same_place``)."""
+        (``card_for_words``), at most ``word_most`` read now (every one in ``pictures``); a card
+        read in the last scan (of ``what`` is read) that lies still keeps that reading: the frame's
+        pixels in its box keep their shades (``looks_the_same``) and it is outlined there again
+        (``word_same_place``)."""
         done: dict[int, Any] = {}
         read_now = 0
         still: list[tuple[np.ndarray, tuple[int, int, int, int], np.ndarray, Any]] = []
@@ -638,7 +643,7 @@ class Scanner:
             if earlier:
                 used.add(earlier[0])
                 (_, box, _, done[i]), shade = kept[earlier[0]]
-            elif read_now < SETTINGS.word_most:
+            elif self.pictures or read_now < SETTINGS.word_most:
                 done[i] = read(card_for_words(source, corners))
                 box = box_of(corners, source)
                 shade = shades(source, box)
@@ -1503,8 +1508,10 @@ def load_scanner(
     players: int | None = None,
     detector: str = "auto",
     calibration: str | None = None,
+    pictures: bool = False,
 ) -> Scanner:
-    """The scanner with the shipped models; ``detector``: classical, learned, or auto (learned if shipped)."""
+    """The scanner with the shipped models; ``detector``: classical, learned, or auto (learned if
+    shipped); ``pictures``: for pictures apart, not a camera's frames (``Scanner``)."""
     from scanner.find.segment import DEFAULT_MODEL, CardFinder
     from scanner.read.profile import load_profile
 
@@ -1520,7 +1527,7 @@ def load_scanner(
     from scanner.read.ink import load_ink_colour
 
     ink = load_ink_colour(INK_MODEL) if INK_MODEL.exists() else None
-    return Scanner(classifier, layout, players, deck, finder, zones, ink)
+    return Scanner(classifier, layout, players, deck, finder, zones, ink, pictures=pictures)
 
 
 def _on_mat_marker(gray: np.ndarray, corners: np.ndarray, mat: MatView | None = None) -> bool:

@@ -145,7 +145,7 @@ def test_a_name_read_stands_while_its_card_lies_still_and_few_are_read_a_scan() 
     """A camera's frames: a card's name is read once while it lies still (read surely or not in
     between), and again once its picture changes (another card laid there); at most
     ``word_most`` new ones a scan, those the reading gives the T! cards most probability first,
-    the rest at the next scan."""
+    the rest at the next scan. Pictures apart (``tweak scan``) have every one read."""
     from scanner.find.detect import Detection
     from scanner.read.classify import Prediction
 
@@ -181,6 +181,17 @@ def test_a_name_read_stands_while_its_card_lies_still_and_few_are_read_a_scan() 
     frame[150:170, 80:150] = 20  # the first card's picture changes where it lies
     scanner._named_by_word(frame, cards, readings, set())
     assert reader.read == len(cards) + 1
+    # pictures apart (``tweak scan``): no next frame reads the rest, so every card asked is read
+    reader.read = 0
+    pictures = Scanner(classifier=scanner.classifier, words=reader, pictures=True)
+    assert set(pictures._named_by_word(frame, cards, readings, set())) == set(range(len(cards)))
+    assert reader.read == len(cards)
+    import argparse
+
+    from scanner.commands import _open_scanner
+
+    args = argparse.Namespace(profile=None, mat=None, players=None, calibration=None)
+    assert _open_scanner(args, "scan").pictures and not load_scanner().pictures  # `tweak scan`; a camera's
 
 
 def test_names_read_on_a_larger_frame_are_not_looked_for_outside_a_smaller_one() -> None:
