@@ -141,9 +141,10 @@ class ScanSettings:
     #: two of a kind the classifier does not know (6-17 read on the families' tables, 1 by shape);
     #: dozens among a few read are a rug's weave or a tiled floor, not cards (real photos: 13-63)
     shape_most: float = 0.5
-    #: zero-shot, a card read as the back 7 that is blue and not dark is the special 7 (R1.5: the
-    #: special card is blue, showing 7 on both sides; R1.2: backs are black): the median of its
-    #: outline's pixels, OpenCV's hue (0-180) in this range, saturation and value over these. On the
+    #: a card read as the back 7 that is blue and not dark is the special 7 (zero-shot), one read as
+    #: the special 7 that is not, the back 7 (R1.5: the special card is blue, showing 7 on both
+    #: sides; R1.2: backs are black): the median of its outline's pixels, OpenCV's hue (0-180) in
+    #: this range, saturation and value over these (``Scanner._seven_by_colour``). On the
     #: seven families' tables the special cards were hue 95-113, saturation 134-207, value 120-230;
     #: backs dyed blue value 40 or under, grey ones saturation 45 or under (RESULTS, fifty-sixth session)
     special_hue: tuple[int, int] = (90, 135)
