@@ -3,7 +3,7 @@
     python benchmarks/families.py [--families pips,texture,...] [--tables 40] [--deck 1] [--first SEED] [--clutter]
         [--few] [--zoom Z] [--enrol-zoom Z] [--no-enrol] [--no-retake | --retakes N] [--ignore-advice] [--shots N]
         [--laid-out N]
-        [--leave-out N] [--finder PATH] [--only KINDS]
+        [--leave-out N] [--finder PATH] [--only KINDS] [--pictures]
 
 For each family (``scanner/synth/families.py``: tuning families first, then the families kept for
 checking), one deck is drawn; it is enrolled from one photo per label (a card anywhere on a table,
@@ -28,6 +28,8 @@ allows, ``left_out``); how often those faces are read right is printed too.
 ``--only KINDS``: only the photos of these kinds of card enrolled (``scanner.labels.label_kind``:
 faces, backs, tweak, special; e.g. ``--only tweak``, the five T! cards' photos): the other kinds
 are read by the any-deck network's word (``DeckProfile.network_word``).
+``--pictures``: each table scanned as a picture apart, as ``tweak scan`` does (every card asked
+for a T! name or its print read, none left to a camera's next frame: ``load_scanner(pictures=True)``).
 ``--finder PATH``: another card finder (an ``.onnx`` file ``tweak fine-tune-finder`` wrote) in
 place of the shipped one.
 """
@@ -134,6 +136,7 @@ def main() -> None:
     parser.add_argument(
         "--laid-out", type=int, default=0, help="enrol from N photos of each laid-out sheet instead of one photo a card"
     )
+    parser.add_argument("--pictures", action="store_true", help="each table scanned as a picture apart (tweak scan)")
     args = parser.parse_args()
     if args.retakes < 0:
         parser.error(f"--retakes {args.retakes}: give 0 or more")
@@ -151,7 +154,7 @@ def main() -> None:
     if args.finder and not Path(args.finder).is_file():
         parser.error(f"--finder {args.finder}: no such file (a card_finder .onnx file)")
     cv2.setNumThreads(1)
-    scanner = load_scanner(detector=args.detector)
+    scanner = load_scanner(detector=args.detector, pictures=args.pictures)
     if args.finder:
         from scanner.find.segment import CardFinder
 
@@ -166,6 +169,7 @@ def main() -> None:
     shown += f", enrolled from {args.laid_out} photos of each laid-out sheet" if args.laid_out else ""
     shown += f", {args.leave_out} faces without a photo" if args.leave_out else ""
     shown += f", only the {args.only} photos enrolled" if only else ""
+    shown += ", pictures apart" if args.pictures else ""
     print(f"{args.tables} tables a family from seed {first}, deck {args.deck}, detector {args.detector}{shown}")
     print("family     kind    | zero-shot: recall precision labels frames | enrolled: recall precision labels frames")
     for family in args.families.split(","):
