@@ -346,17 +346,14 @@ class Scanner:
             if on_marker or (pred.label == "none" and not a_card_by_its_shape(index, det)):
                 rejected += 1
                 continue
+            if pred.label == "none":  # a card by its outline, in an art the classifier does not know
+                pred = _best_card_reading(pred, self.classifier.labels)
             if index in named:  # its printed name read: that T! card, counted as read at the bar
-                if pred.label == "none":  # (read as no card: the name's bar, not the reading's)
-                    pred = _best_card_reading(pred, self.classifier.labels)
                 pred = replace(pred, label=named[index], upside_down=False)
             elif index in numbered:  # its printed target read: that back (its confidence as read)
                 pred = replace(pred, label=numbered[index])
             elif index in by_print:  # a back's target read, or nothing read: that back, as unsure as read
-                guess = _best_card_reading(pred, self.classifier.labels)
-                pred = replace(guess, label=by_print[index], upside_down=False)
-            elif pred.label == "none":  # a card by its outline, in an art the classifier does not know
-                pred = _best_card_reading(pred, self.classifier.labels)
+                pred = replace(pred, label=by_print[index], upside_down=False)
             recoloured = self._seven_by_colour(pred.label, source, det.corners)
             if recoloured is not None:
                 pred = replace(pred, label=recoloured)
