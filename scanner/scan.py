@@ -150,6 +150,15 @@ class ScanSettings:
     special_hue: tuple[int, int] = (90, 135)
     special_saturation: int = 100
     special_value: int = 90
+    #: zero-shot, a card read unsurely (under ``six_nine_below``) as the back 9 or a face's 6 (one
+    #: glyph, turned) is the other where it looks far more like the other kind's cards of the frame
+    #: read surely (``six_nine_sure``; R1.2: every back of a deck has one design): its nearest such
+    #: card at most ``six_nine_ratio`` as far (a tiny Lab picture, either way up) as its own kind's
+    #: nearest (``Scanner._six_or_nine``; chosen on the tuning families: RESULTS, fifty-seventh session)
+    six_nine_below: float = 0.8
+    six_nine_sure: float = 0.5
+    six_nine_ratio: float = 0.6
+    six_nine_size: tuple[int, int] = (8, 11)  # the tiny picture's width and height
     #: with more than one core, the finder's network and the play mat's markers are looked for in
     #: threads of their own while the classical outlines are drawn (they leave Python's lock while
     #: they work): the same cards, about a quarter sooner on two cores (RESULTS, twenty-fourth session)
@@ -337,6 +346,11 @@ class Scanner:
         unknown = {i for i, (d, p) in pairs if p.label == "none" and a_card_by_its_shape(i, d)}
         by_print = {} if pile else self._by_print(source, detections, predictions, unknown)
         named |= {i: label for i, label in by_print.items() if label in TWEAK_FACES}
+        turned = (
+            {}
+            if pile
+            else self._six_or_nine(source, detections, predictions, set(named) | set(numbered) | set(by_print))
+        )
         for index, (det, pred) in enumerate(zip(detections, predictions)):
             # (an unsure card on one of the mat's markers is the marker: a black square with a white
             # pattern, which the classifier can take for a back; a card lying on a marker hides it
@@ -354,6 +368,8 @@ class Scanner:
                 pred = replace(pred, label=numbered[index])
             elif index in by_print:  # a back's target read, or nothing read: that back, as unsure as read
                 pred = replace(pred, label=by_print[index], upside_down=False)
+            elif index in turned:  # a 6 that is a back's 9, or a 9 that is a face's 6: the other way up
+                pred = replace(pred, label=turned[index], upside_down=not pred.upside_down)
             recoloured = self._seven_by_colour(pred.label, source, det.corners)
             if recoloured is not None:
                 pred = replace(pred, label=recoloured)
@@ -373,7 +389,7 @@ class Scanner:
             order = np.argsort(pred.probabilities)[::-1][:3]
             labels = self.classifier.labels
             candidates = [(labels[i], float(pred.probabilities[i])) for i in order if labels[i] != "none"]
-            if index in named or index in numbered or index in by_print or recoloured:
+            if index in named or index in numbered or index in by_print or index in turned or recoloured:
                 candidates = [(pred.label, confidence), *(c for c in candidates if c[0] != pred.label)][:3]
             if mat is not None:
                 zone = mat.zone_of(corners, self.players)
@@ -602,6 +618,59 @@ class Scanner:
             elif not numbers and label_kind(_best_card_reading(predictions[i], labels).label) != "tweak":
                 labelled[i] = "tweak-back"
         return labelled
+
+    def _six_or_nine(
+        self, source: np.ndarray, detections: list[Any], predictions: list[Any], settled: set[int]
+    ) -> dict[int, str]:
+        """Zero-shot, the cards read unsurely as the back 9 or a face's 6 that are the other
+        (index: label): a 6 turned is a 9, and the any-deck network, which never saw the deck,
+        takes one for the other (on the dark family, 13 faces' 6 read as back 9s on 60 tables).
+        What tells them apart is the card, not the glyph: every back of a deck has one design (R1.2)
+        and the faces another, so such a card is the other kind where it looks far more like the
+        frame's cards read surely as that kind (``six_nine_ratio``) than like those read as its
+        own; the 9 then the back 9, the 6 the likeliest face's 6. Their confidence stays as read.
+        Not where the frame holds no such backs or no such faces, nor for ``settled`` cards (named,
+        numbered), nor with a deck profile (the deck's reader learned its backs)."""
+        if self.profile is not None:
+            return {}
+        labels = self.classifier.labels
+
+        def six_or_nine(label: str) -> bool:
+            return label == "back-9" or (label in FACES and label.endswith("-6"))
+
+        asked = [
+            i
+            for i, p in enumerate(predictions)
+            if i not in settled and six_or_nine(p.label) and p.confidence < SETTINGS.six_nine_below
+        ]
+        sure = [
+            i for i, p in enumerate(predictions) if p.confidence >= SETTINGS.six_nine_sure and not six_or_nine(p.label)
+        ]
+        backs = [i for i in sure if predictions[i].label in BACKS]
+        faces = [i for i in sure if predictions[i].label in FACES]
+        if not asked or not backs or not faces:
+            return {}
+        looks = {
+            i: cv2.cvtColor(warp_crop(source, detections[i].corners, SETTINGS.six_nine_size), cv2.COLOR_BGR2LAB).astype(
+                np.float32
+            )
+            for i in asked + backs + faces
+        }
+
+        def nearest(i: int, others: list[int]) -> float:  # (either way up: a card lies either way)
+            return min(
+                min(np.abs(looks[i] - looks[j]).mean(), np.abs(looks[i] - looks[j][::-1, ::-1]).mean()) for j in others
+            )
+
+        sixes = [k for k, label in enumerate(labels) if label in FACES and label.endswith("-6")]
+        turned: dict[int, str] = {}
+        for i in asked:
+            to_backs, to_faces = nearest(i, backs), nearest(i, faces)
+            if predictions[i].label == "back-9" and to_faces < SETTINGS.six_nine_ratio * to_backs:
+                turned[i] = labels[max(sixes, key=lambda k: predictions[i].probabilities[k])]
+            elif predictions[i].label != "back-9" and to_backs < SETTINGS.six_nine_ratio * to_faces:
+                turned[i] = "back-9"
+        return turned
 
     def _seven_by_colour(self, label: str, frame: np.ndarray, corners: np.ndarray) -> str | None:
         """The special card for a card read as the back 7 that is blue, zero-shot (the any-deck

@@ -495,3 +495,62 @@ def test_a_blue_seven_read_as_a_back_is_the_special_card(monkeypatch: pytest.Mon
     scanner.profile = object()  # (a deck profile's reader knows the deck's special card: its back 7 stands)
     assert scanner._seven_by_colour("back-7", frame, on_special) is None
     assert scanner._seven_by_colour("special-7", frame, on_back) == "back-7"
+
+
+def test_a_six_and_a_nine_are_told_apart_by_the_frames_other_cards() -> None:
+    """Zero-shot, an unsure back 9 that looks like the frame's faces is a face's 6, and an unsure 6
+    that looks like the frame's backs is the back 9 (R1.2: a deck's backs share one design); a
+    sure reading, or a frame without sure backs, stays as read; with a deck profile nothing turns."""
+    from types import SimpleNamespace
+
+    from scanner.synth.families import deck
+
+    scanner = Scanner(any_deck=None, words=None)
+    labels = scanner.classifier.labels
+    dark = deck("dark", 1)
+    frame = np.full((400, 1300, 3), (60, 110, 70), np.uint8)
+    laid = ["back-7", "back-8", "red-3", "green-2", "orange-6", "back-9"]
+    read = [("back-7", 0.9), ("back-8", 0.9), ("red-3", 0.9), ("green-2", 0.9), ("back-9", 0.45), ("orange-6", 0.45)]
+    detections, predictions = [], []
+    for k, (label, (reading, confidence)) in enumerate(zip(laid, read)):
+        x = 40 + 200 * k
+        frame[120:260, x : x + 100] = cv2.resize(
+            dark.render(label, random.Random(k)), (100, 140), interpolation=cv2.INTER_AREA
+        )
+        detections.append(SimpleNamespace(corners=box(x, 120, 100, 140)))
+        probabilities = np.zeros(len(labels), np.float32)
+        probabilities[labels.index(reading)] = confidence
+        if reading == "back-9":
+            probabilities[labels.index("orange-6")], probabilities[labels.index("red-6")] = 0.3, 0.1
+        predictions.append(Prediction(reading, confidence, False, probabilities))
+    assert scanner._six_or_nine(frame, detections, predictions, set()) == {4: "orange-6", 5: "back-9"}
+    assert scanner._six_or_nine(frame, detections, predictions, {4}) == {5: "back-9"}  # (named or numbered)
+    sure = [dataclasses.replace(p, confidence=0.95) if k >= 4 else p for k, p in enumerate(predictions)]
+    assert scanner._six_or_nine(frame, detections, sure, set()) == {}
+    no_backs = [dataclasses.replace(p, confidence=0.3) if k < 2 else p for k, p in enumerate(predictions)]
+    assert scanner._six_or_nine(frame, detections, no_backs, set()) == {}
+    scanner.profile = object()
+    assert scanner._six_or_nine(frame, detections, predictions, set()) == {}
+
+
+def test_a_dark_decks_six_read_as_a_back_nine_is_reported_as_the_face(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table of the dark family (tuning) zero-shot: its orange 6 was read as the back 9 (the
+    glyph turned); now it is the orange 6, and no card read right before is read otherwise."""
+    rendered = render_table(40_800_014, style=deck("dark", 1))
+    required, _ = expected_cards(rendered.truth)
+    scanner = load_scanner(pictures=True)
+
+    def labels_read() -> dict[int, str]:
+        cards = scanner.scan(rendered.image).cards
+        return {
+            a: cards[b].label for a, b in match([np.array(c["corners"]) for c in required], [c.corners for c in cards])
+        }
+
+    now = labels_read()
+    import scanner.scan as scan_module
+
+    monkeypatch.setattr(scan_module, "SETTINGS", dataclasses.replace(scan_module.SETTINGS, six_nine_ratio=0.0))
+    before = labels_read()
+    six = next(k for k, c in enumerate(required) if c["label"] == "orange-6")
+    assert before[six] == "back-9" and now[six] == "orange-6"
+    assert all(now[k] == required[k]["label"] for k in before if before[k] == required[k]["label"])
