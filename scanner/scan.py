@@ -545,7 +545,7 @@ class Scanner:
         if not asked or self.words is None:
             return {}
         asked.sort(key=lambda i: -float(predictions[i].probabilities[tweak].sum()))
-        named = self._read_unless_still(source, detections, asked, "names", self.words.kind_on)
+        named = self._read_unless_still(source, detections, predictions, asked, "names", self.words.kind_on)
         return {i: f"tweak-{kind}" for i, kind in named.items() if kind is not None}
 
     def _numbered(
@@ -569,7 +569,7 @@ class Scanner:
         if not asked or self.words is None:
             return {}
         asked.sort(key=lambda i: predictions[i].confidence)
-        read = self._read_unless_still(source, detections, asked, "numbers", self.words.numbers)
+        read = self._read_unless_still(source, detections, predictions, asked, "numbers", self.words.numbers)
         targets = {i: number_read(numbers, range(7, 11)) for i, numbers in read.items()}
         return {
             i: f"back-{target}"
@@ -607,7 +607,7 @@ class Scanner:
         )
         if not asked or self.words is None:
             return {}
-        read = self._read_unless_still(source, detections, asked, "print", self.words.printed)
+        read = self._read_unless_still(source, detections, predictions, asked, "print", self.words.printed)
         labelled: dict[int, str] = {}
         for i, (kind, numbers) in read.items():
             number = number_read(numbers, range(1, 11))
@@ -684,13 +684,20 @@ class Scanner:
         return None
 
     def _read_unless_still(
-        self, source: np.ndarray, detections: list[Any], asked: list[int], what: str, read: Callable[[np.ndarray], Any]
+        self,
+        source: np.ndarray,
+        detections: list[Any],
+        predictions: list[Any],
+        asked: list[int],
+        what: str,
+        read: Callable[[np.ndarray], Any],
     ) -> dict[int, Any]:
         """``read`` of each card of ``asked`` (indices, most wanted first) drawn upright
-        (``card_for_words``), at most ``word_most`` read now (every one in ``pictures``); a card
-        read in the last scan (of ``what`` is read) that lies still keeps that reading: the frame's
-        pixels in its box keep their shades (``looks_the_same``) and it is outlined there again
-        (``word_same_place``)."""
+        (``card_for_words``, the way up its reading says: the text detector finds a line turned
+        over less often, though the recogniser reads it both ways), at most ``word_most`` read now
+        (every one in ``pictures``); a card read in the last scan (of ``what`` is read) that lies
+        still keeps that reading: the frame's pixels in its box keep their shades
+        (``looks_the_same``) and it is outlined there again (``word_same_place``)."""
         done: dict[int, Any] = {}
         read_now = 0
         still: list[tuple[np.ndarray, tuple[int, int, int, int], np.ndarray, Any]] = []
@@ -711,7 +718,8 @@ class Scanner:
                 used.add(earlier[0])
                 (_, box, _, done[i]), shade = kept[earlier[0]]
             elif self.pictures or read_now < SETTINGS.word_most:
-                done[i] = read(card_for_words(source, corners))
+                upright = rotate_corners(corners, 2) if predictions[i].upside_down else corners
+                done[i] = read(card_for_words(source, upright))
                 box = box_of(corners, source)
                 shade = shades(source, box)
                 read_now += 1

@@ -368,3 +368,15 @@ def test_the_print_is_read_once_for_the_name_and_the_numerals(reader: WordReader
     for card in required[:6]:
         picture = card_for_words(rendered.image, np.array(card["corners"], np.float32))
         assert reader.printed(picture) == (reader.kind_on(picture), reader.numbers(picture))
+
+
+def test_a_card_is_read_for_its_name_the_way_up_its_reading_says() -> None:
+    """A pips table (tuning) zero-shot: its thief, read as a yellow 4 turned over, names no kind
+    drawn the way its outline was found (the text detector misses the name upside down), and is
+    named the thief drawn the way up the network reads it."""
+    rendered = render_table(40_800_010, style=deck("pips", 1))
+    required, _ = expected_cards(rendered.truth)
+    cards = load_scanner(pictures=True).scan(rendered.image).cards
+    pairs = dict(match([np.array(c["corners"]) for c in required], [c.corners for c in cards]))
+    thief = next(k for k, c in enumerate(required) if c["label"] == "tweak-thief")
+    assert cards[pairs[thief]].label == "tweak-thief"
