@@ -697,10 +697,10 @@ class Scanner:
         """``read`` of each card of ``asked`` (indices, most wanted first) drawn upright
         (``card_for_words``) the way up its reading in ``predictions`` says (the text detector
         finds a line turned over less often, though the recogniser reads it both ways; None: as
-        its outline was found), at most ``word_most`` read now
-        (every one in ``pictures``); a card read in the last scan (of ``what`` is read) that lies
-        still keeps that reading: the frame's pixels in its box keep their shades
-        (``looks_the_same``) and it is outlined there again (``word_same_place``)."""
+        its outline was found), at most ``word_most`` read now (every one in ``pictures``); a card
+        read in the last scan (of ``what`` is read) that lies still keeps that reading: the frame's
+        pixels in its box keep their shades (``looks_the_same``) and it is outlined there again
+        (``word_same_place``)."""
         done: dict[int, Any] = {}
         read_now = 0
         still: list[tuple[np.ndarray, tuple[int, int, int, int], np.ndarray, Any]] = []
