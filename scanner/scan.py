@@ -652,17 +652,10 @@ class Scanner:
         faces = [i for i in sure if predictions[i].label in FACES]
         if not asked or not backs or not faces:
             return {}
-        looks = {
-            i: cv2.cvtColor(warp_crop(source, detections[i].corners, SETTINGS.six_nine_size), cv2.COLOR_BGR2LAB).astype(
-                np.float32
-            )
-            for i in asked + backs + faces
-        }
+        looks = {i: _tiny_look(source, detections[i].corners) for i in asked + backs + faces}
 
-        def nearest(i: int, others: list[int]) -> float:  # (either way up: a card lies either way)
-            return min(
-                min(np.abs(looks[i] - looks[j]).mean(), np.abs(looks[i] - looks[j][::-1, ::-1]).mean()) for j in others
-            )
+        def nearest(i: int, others: list[int]) -> float:
+            return min(_looks_apart(looks[i], looks[j]) for j in others)
 
         sixes = [k for k, label in enumerate(labels) if label in FACES and label.endswith("-6")]
         turned: dict[int, str] = {}
@@ -1326,6 +1319,23 @@ def _best_card_reading(pred: Any, labels: list[str]) -> Any:
     order = np.argsort(pred.probabilities)[::-1]
     best = next(int(i) for i in order if labels[i] != "none")
     return replace(pred, label=labels[best], confidence=float(pred.probabilities[best]))
+
+
+def _tiny_look(frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """The card at ``corners`` of ``frame`` drawn ``six_nine_size`` small, in Lab (float): its design,
+    not its print."""
+    return cv2.cvtColor(warp_crop(frame, corners, SETTINGS.six_nine_size), cv2.COLOR_BGR2LAB).astype(np.float32)
+
+
+def _looks_apart(look: np.ndarray, other: np.ndarray) -> float:
+    """How far apart two ``_tiny_look`` pictures are (mean absolute Lab difference), either way up:
+    a card lies either way.
+
+    >>> look = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
+    >>> _looks_apart(look, look[::-1, ::-1]), _looks_apart(look, look + 2)
+    (0.0, 2.0)
+    """
+    return float(min(np.abs(look - other).mean(), np.abs(look - other[::-1, ::-1]).mean()))
 
 
 def _blue_card(frame: np.ndarray, corners: np.ndarray) -> bool:
