@@ -159,6 +159,16 @@ class ScanSettings:
     six_nine_sure: float = 0.5
     six_nine_ratio: float = 0.6
     six_nine_size: tuple[int, int] = (8, 11)  # the tiny picture's width and height
+    #: zero-shot, a card read as a colour's face that is dark is a back (R1.2: backs are black)
+    #: where the frame's faces read surely (``six_nine_sure``) are light, one of that colour among
+    #: them (``Scanner._dark_backs``): dark, at least ``dark_share`` of its inner pixels darker than
+    #: ``dark_value`` (OpenCV's HSV value, 0-255); light, at most ``light_share`` (the median of the
+    #: frame's sure faces, and one of the colour). At true outlines on 15 tables of each family's
+    #: first deck, backs measured 0.58-0.89 dark (5-95 %; ribbon's white ones 0), faces 0-0.05 but
+    #: texture's purple (up to 0.8) and dark's (0.86-0.93) (RESULTS, fifty-eighth session)
+    dark_value: int = 80
+    dark_share: float = 0.6
+    light_share: float = 0.2
     #: with more than one core, the finder's network and the play mat's markers are looked for in
     #: threads of their own while the classical outlines are drawn (they leave Python's lock while
     #: they work): the same cards, about a quarter sooner on two cores (RESULTS, twenty-fourth session)
@@ -351,6 +361,11 @@ class Scanner:
             if pile
             else self._six_or_nine(source, detections, predictions, set(named) | set(numbered) | set(by_print))
         )
+        darkened = (
+            {}
+            if pile
+            else self._dark_backs(source, detections, predictions, set(named) | set(numbered) | set(by_print))
+        )
         for index, (det, pred) in enumerate(zip(detections, predictions)):
             # (an unsure card on one of the mat's markers is the marker: a black square with a white
             # pattern, which the classifier can take for a back; a card lying on a marker hides it
@@ -368,6 +383,11 @@ class Scanner:
                 pred = replace(pred, label=numbered[index])
             elif index in by_print:  # a back's target read, or nothing read: that back, as unsure as read
                 pred = replace(pred, label=by_print[index], upside_down=False)
+            elif index in darkened:  # a face's reading on a dark card among light ones: a back
+                nine = pred.label.endswith("-6")  # (its 6 is the back's 9 turned, as sure as read)
+                back = self.classifier.labels.index(darkened[index])
+                confidence = pred.confidence if nine else float(pred.probabilities[back])
+                pred = replace(pred, label=darkened[index], confidence=confidence, upside_down=pred.upside_down != nine)
             elif index in turned:  # a 6 that is a back's 9, or a 9 that is a face's 6: the other way up
                 pred = replace(pred, label=turned[index], upside_down=not pred.upside_down)
             recoloured = self._seven_by_colour(pred.label, source, det.corners)
@@ -389,7 +409,8 @@ class Scanner:
             order = np.argsort(pred.probabilities)[::-1][:3]
             labels = self.classifier.labels
             candidates = [(labels[i], float(pred.probabilities[i])) for i in order if labels[i] != "none"]
-            if index in named or index in numbered or index in by_print or index in turned or recoloured:
+            relabelled = index in named or index in numbered or index in by_print or index in turned
+            if relabelled or index in darkened or recoloured:
                 candidates = [(pred.label, confidence), *(c for c in candidates if c[0] != pred.label)][:3]
             if mat is not None:
                 zone = mat.zone_of(corners, self.players)
@@ -666,6 +687,47 @@ class Scanner:
             elif predictions[i].label != "back-9" and to_backs < SETTINGS.six_nine_ratio * to_faces:
                 turned[i] = "back-9"
         return turned
+
+    def _dark_backs(
+        self, source: np.ndarray, detections: list[Any], predictions: list[Any], settled: set[int]
+    ) -> dict[int, str]:
+        """Zero-shot, the cards read as faces that are backs (index: label): dark cards read as a
+        colour's face where the frame's faces read surely are light, that colour's among them
+        (``dark_value``, ``dark_share``, ``light_share``). R1.2: a numeric card's back is black,
+        its target (7-10) printed on it; the any-deck network reads an unseen deck's back tinted
+        in a colour, or printed in one, as a face of that colour, its 9 as the face's 6 turned
+        (the tuning families' second and third decks: pips' green backs, texture's blue ones). A
+        deck draws a colour's faces alike, so a dark card among light faces of its colour is none
+        of them; a deck may draw one colour's faces dark (texture's purple) or all of them (the
+        dark family): then none of that colour is light, or the frame's faces are mostly dark. A 6
+        read on such a card is its 9 (faces show 1-6, backs 7-10: R1.1, R1.2), kept as sure as
+        read; another value names no target: the network's likeliest back, as unsure as the
+        network is of it. Not for ``settled`` cards (named, numbered), nor with a deck profile
+        (the deck's reader learned its backs)."""
+        if self.profile is not None:
+            return {}
+        faces = [i for i, p in enumerate(predictions) if p.label in FACES and i not in settled]
+        if len(faces) < 2:
+            return {}
+        dark = {i: _dark_share(source, detections[i].corners) for i in faces}
+        sure = [i for i in faces if predictions[i].confidence >= SETTINGS.six_nine_sure]
+        if len(sure) < 2 or float(np.median([dark[i] for i in sure])) > SETTINGS.light_share:
+            return {}  # (the deck's faces are dark: the dark family's)
+        labels = self.classifier.labels
+        backs = [labels.index(label) for label in BACKS]
+        found: dict[int, str] = {}
+        for i in faces:
+            if dark[i] < SETTINGS.dark_share:
+                continue
+            colour = predictions[i].label.split("-")[0]
+            alike = [dark[j] for j in sure if j != i and predictions[j].label.split("-")[0] == colour]
+            if alike and min(alike) <= SETTINGS.light_share:
+                found[i] = (
+                    "back-9"
+                    if predictions[i].label.endswith("-6")
+                    else labels[max(backs, key=lambda k: predictions[i].probabilities[k])]
+                )
+        return found
 
     def _seven_by_colour(self, label: str, frame: np.ndarray, corners: np.ndarray) -> str | None:
         """The special card for a card read as the back 7 that is blue, zero-shot (the any-deck
@@ -1336,6 +1398,15 @@ def _looks_apart(look: np.ndarray, other: np.ndarray) -> float:
     (0.0, 2.0)
     """
     return float(min(np.abs(look - other).mean(), np.abs(look - other[::-1, ::-1]).mean()))
+
+
+def _dark_share(frame: np.ndarray, corners: np.ndarray) -> float:
+    """The share of the card at ``corners``' inner pixels (its middle 85 %, off its edge) darker
+    than ``ScanSettings.dark_value``."""
+    quad = np.asarray(corners, np.float32)
+    centre = quad.mean(axis=0)
+    value = cv2.cvtColor(warp_crop(frame, (quad - centre) * 0.85 + centre), cv2.COLOR_BGR2HSV)[..., 2]
+    return float((value < SETTINGS.dark_value).mean())
 
 
 def _blue_card(frame: np.ndarray, corners: np.ndarray) -> bool:

@@ -554,3 +554,61 @@ def test_a_dark_decks_six_read_as_a_back_nine_is_reported_as_the_face(monkeypatc
     six = next(k for k, c in enumerate(required) if c["label"] == "orange-6")
     assert before[six] == "back-9" and now[six] == "orange-6"
     assert all(now[k] == required[k]["label"] for k in before if before[k] == required[k]["label"])
+
+
+def test_a_back_tinted_in_a_colour_read_as_its_face_is_reported_as_the_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table of the pips family's third deck (tuning family, another deck) zero-shot: its backs
+    are tinted green and the any-deck network read back 9s as green 6s (R1.2: backs are black);
+    among light green faces read surely, such a dark card is the back 9 now (``_dark_backs``), and
+    no card read right before is read otherwise."""
+    rendered = render_table(40_800_005, style=deck("pips", 3))
+    required, _ = expected_cards(rendered.truth)
+    scanner = load_scanner(pictures=True)
+
+    def labels_read() -> dict[int, str]:
+        cards = scanner.scan(rendered.image).cards
+        return {
+            a: cards[b].label for a, b in match([np.array(c["corners"]) for c in required], [c.corners for c in cards])
+        }
+
+    now = labels_read()
+    import scanner.scan as scan_module
+
+    monkeypatch.setattr(scan_module, "SETTINGS", dataclasses.replace(scan_module.SETTINGS, dark_share=1.01))
+    before = labels_read()
+    nines = [k for k, c in enumerate(required) if c["label"] == "back-9" and before.get(k) == "green-6"]
+    assert nines and all(now[k] == "back-9" for k in nines)
+    assert all(now[k] == required[k]["label"] for k in before if before[k] == required[k]["label"])
+
+
+def test_dark_cards_read_as_faces_stay_faces_where_the_decks_faces_of_that_colour_are_dark() -> None:
+    """The rule asks for light faces of the colour read (a deck may draw a colour's faces dark:
+    the texture family's purple) and for light faces in the frame (the dark family's are all
+    dark); a profile turns it off."""
+    from types import SimpleNamespace
+
+    scanner = Scanner(any_deck=None, words=None)
+    labels = scanner.classifier.labels
+    frame = np.full((300, 1400, 3), (60, 110, 70), np.uint8)
+    # (light green, red and yellow faces, a dark card read as a green 6, a dark one as a purple 3)
+    looks = [(235, 240, 235), (230, 235, 240), (220, 245, 245), (30, 40, 30), (40, 20, 40)]
+    read = [("green-2", 0.9), ("red-4", 0.9), ("yellow-1", 0.9), ("green-6", 0.8), ("purple-3", 0.7)]
+    detections, predictions = [], []
+    for k, (look, (reading, confidence)) in enumerate(zip(looks, read)):
+        x = 40 + 260 * k
+        frame[80:220, x : x + 100] = look
+        detections.append(SimpleNamespace(corners=box(x, 80, 100, 140)))
+        probabilities = np.zeros(len(labels), np.float32)
+        probabilities[labels.index(reading)] = confidence
+        probabilities[labels.index("back-8")] = 0.05
+        predictions.append(Prediction(reading, confidence, False, probabilities))
+    # the purple 3 stays: no light purple face tells that purple faces are light
+    assert scanner._dark_backs(frame, detections, predictions, set()) == {3: "back-9"}
+    assert scanner._dark_backs(frame, detections, predictions, {3}) == {}  # (named or numbered)
+    green = dataclasses.replace(predictions[4], label="green-3")
+    assert scanner._dark_backs(frame, detections, [*predictions[:4], green], set()) == {3: "back-9", 4: "back-8"}
+    frame[80:220, 40:140] = (30, 40, 30)  # the green and red faces dark too: the deck's faces dark
+    frame[80:220, 300:400] = (30, 30, 40)
+    assert scanner._dark_backs(frame, detections, predictions, set()) == {}
+    scanner.profile = object()
+    assert scanner._dark_backs(frame, detections, predictions, set()) == {}
