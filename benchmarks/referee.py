@@ -34,12 +34,12 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 _scanner = None
 
 
-def _one(args: tuple[int, int, str | None, str | None, tuple[float, bool] | None]) -> dict:
+def _one(args: tuple[int, int, str | None, int, str | None, tuple[float, bool] | None]) -> dict:
     global _scanner
     from companion.referee.evaluate import evaluate_round
     from companion.referee.virtual import missed_views
 
-    seed, players, family, profile, flawless = args
+    seed, players, family, deck_seed, profile, flawless = args
     if flawless is not None:  # no rendering, no scanner: the table views as they are, some missed
         chance, before_t = flawless
         views = partial(missed_views, chance=chance, before_t_turned=before_t, seed=seed)
@@ -50,7 +50,7 @@ def _one(args: tuple[int, int, str | None, str | None, tuple[float, bool] | None
 
         if _scanner is None:
             _scanner = load_scanner(profile)
-        style = deck(family, 1) if family else None
+        style = deck(family, deck_seed) if family else None
         report = evaluate_round(seed, players, _scanner, answer_with_truth=True, style=style)
     out = report.as_json()
     out["latencies"] = report.latencies if flawless is None else []  # (views given are decided at once)
@@ -58,8 +58,8 @@ def _one(args: tuple[int, int, str | None, str | None, tuple[float, bool] | None
     return out
 
 
-def _enrolled(family: str, shots: int = 1) -> str:
-    """A profile of the family's deck 1 from ``shots`` photos a label (as benchmarks/families.py),
+def _enrolled(family: str, shots: int = 1, deck_seed: int = 1) -> str:
+    """A profile of the family's deck ``deck_seed`` from ``shots`` photos a label (as benchmarks/families.py),
     a refused photo taken again as its message asks (``enrol_eval.enrol_photos``)."""
     import tempfile
 
@@ -70,12 +70,12 @@ def _enrolled(family: str, shots: int = 1) -> str:
 
     folder = Path(tempfile.mkdtemp())
     scanner = load_scanner()
-    retaken = enrol_photos(deck(family, 1), folder, scanner.finder, shots=shots)
+    retaken = enrol_photos(deck(family, deck_seed), folder, scanner.finder, shots=shots)
     report = enrol_folder(folder, scanner)
     path = folder / "profile.json"
     report.profile.save(path)
     print(
-        f"enrolled {family} deck 1: {report.used} photos ({retaken} taken again), "
+        f"enrolled {family} deck {deck_seed}: {report.used} photos ({retaken} taken again), "
         f"{len(report.refused)} refused, {report.seconds:.0f} s; the profile: {path}"
     )
     return str(path)
@@ -87,6 +87,7 @@ def main() -> None:
     parser.add_argument("--first", type=int, default=1000)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--family", help="draw the deck in this art family (scanner/synth/families.py)")
+    parser.add_argument("--deck", type=int, default=1, help="with --family: which of its decks (its seed)")
     parser.add_argument("--enrol", action="store_true", help="enrol the family's deck first (one photo a label)")
     parser.add_argument("--shots", type=int, default=1, help="with --enrol: photos of each card to enrol from")
     parser.add_argument("--profile", help="scan with this deck profile (e.g. one --enrol made before)")
@@ -100,9 +101,11 @@ def main() -> None:
         parser.error(f"--miss {args.miss}: give a chance from 0 up to (not including) 1")
     if (args.miss or args.before_t) and not args.flawless:
         parser.error("--miss and --before-t miss views of --flawless: give --flawless too")
-    profile = _enrolled(args.family, args.shots) if args.enrol and args.family else args.profile
+    if args.deck < 1:
+        parser.error(f"--deck {args.deck}: give a deck's seed, 1 or more")
+    profile = _enrolled(args.family, args.shots, args.deck) if args.enrol and args.family else args.profile
     flawless = (args.miss, args.before_t) if args.flawless else None
-    work = [(args.first + i, 2 + i % 5, args.family, profile, flawless) for i in range(args.seeds)]
+    work = [(args.first + i, 2 + i % 5, args.family, args.deck, profile, flawless) for i in range(args.seeds)]
     with ProcessPoolExecutor(args.jobs) as pool:
         reports = list(pool.map(_one, work))
     moves = sum(r["moves"] for r in reports)

@@ -542,16 +542,18 @@ class Scanner:
     def _named_by_word(
         self, source: np.ndarray, detections: list[Any], predictions: list[Any], settled: set[int]
     ) -> dict[int, str]:
-        """The T! cards among the unsure readings named by the word printed on them (index: label),
-        where the reader does not know the deck's T! cards (no deck profile, or one without their
-        photos): zero-shot no network can tell which of an unseen art's pictures is which kind, but
-        every edition prints the kind's name. Read: the unsure readings that give the T! cards some
-        probability together (``word_tweak_share``), at most ``word_most`` a scan, most first; a
-        sure one is left as read (the text networks cost some 15-25 ms a card and 65 MiB, loaded at the
-        first card asked). A name read in the last scan stands for its card while it lies still, so
-        a camera's frames read each card once. ``settled``: readings already counted sure otherwise."""
-        if self.profile is not None and "tweak" not in self.profile.untaught:
-            return {}
+        """The T! cards among the unsure readings named by the word printed on them (index: label):
+        zero-shot no network can tell which of an unseen art's pictures is which kind, but every
+        edition prints the kind's name. Read: where the reader does not know the deck's T! cards (no
+        deck profile, or one without their photos), the unsure readings that give the T! cards some
+        probability together (``word_tweak_share``); with a profile that learned them (one photo
+        each), its unsure readings of a T! card (pips' second deck: shifters read as thieves at
+        0.56-0.93); at most ``word_most`` a scan, most first. A sure one is left as read (the text
+        networks cost some 15-25 ms a card and 65 MiB, loaded at the first card asked). A name read
+        in the last scan stands for its card while it lies still, so a camera's frames read each
+        card once. ``settled``: readings already counted sure otherwise."""
+        # (a deck's reader that learned its T! cards: only its unsure readings of one are asked)
+        taught = self.profile is not None and "tweak" not in self.profile.untaught
         bar = self.doubt_below or SETTINGS.any_deck_sure
         tweak = [self.classifier.labels.index(label) for label in TWEAK_FACES]
         asked = [
@@ -561,7 +563,10 @@ class Scanner:
             # (zero-shot a card read as no card is read for all its print by ``_by_print``)
             and not (p.label == "none" and self.profile is None)
             and _as_reported(p.confidence, d.touching) < bar
-            and (p.label in TWEAK_FACES or float(p.probabilities[tweak].sum()) >= SETTINGS.word_tweak_share)
+            and (
+                p.label in TWEAK_FACES
+                or (not taught and float(p.probabilities[tweak].sum()) >= SETTINGS.word_tweak_share)
+            )
         ]
         if not asked or self.words is None:
             return {}

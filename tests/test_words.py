@@ -5,6 +5,7 @@ read from its printed number (R1.2)."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import logging
 
@@ -90,10 +91,12 @@ def test_an_unseen_decks_t_cards_are_reported_by_their_names_zero_shot() -> None
     assert all(confidence < SCAN_SETTINGS.any_deck_sure for _, confidence in unnamed)
 
 
-def test_a_profile_that_knows_the_t_cards_reads_no_names() -> None:
-    """A deck profile with photos of the T! cards reads them itself: no name is read (the text
-    networks cost some 15-25 ms a card); one without them does, on the unsure readings that give
-    the T! cards some probability or are read as one."""
+def test_a_profile_that_knows_the_t_cards_reads_names_only_where_it_doubts_one() -> None:
+    """A deck profile with photos of the T! cards reads them itself: no name is read on a card it
+    reads as another (the text networks cost some 15-25 ms a card) nor on one it reads surely as a
+    T! card, but one it doubts between T! kinds (one photo each) is named by its print; a profile
+    without them reads names on the unsure readings that give the T! cards some probability or are
+    read as one."""
 
     class Unread:
         def kind_on(self, card: np.ndarray) -> str | None:
@@ -122,12 +125,17 @@ def test_a_profile_that_knows_the_t_cards_reads_no_names() -> None:
     unsure = reading(0.3, 0.1)
     scanner.profile = Profile([])
     assert scanner._named_by_word(frame, [card], [unsure], set()) == {}
+    sure_joker = Prediction("tweak-joker", 0.95, False, np.zeros(len(labels), np.float32))
+    assert scanner._named_by_word(frame, [card], [sure_joker], set()) == {}
 
     class Bomb:
         def kind_on(self, card: np.ndarray) -> str | None:
             return "bomb"
 
     scanner._words = Bomb()
+    doubted_joker = dataclasses.replace(sure_joker, confidence=0.7)
+    assert scanner._named_by_word(frame, [card], [doubted_joker], set()) == {0: "tweak-bomb"}
+    assert scanner._named_by_word(frame, [card], [unsure], set()) == {}  # (read as a back: not asked)
     scanner.profile = Profile(["tweak"])
     assert scanner._named_by_word(frame, [card], [unsure], set()) == {0: "tweak-bomb"}
     assert scanner._named_by_word(frame, [card], [unsure], {0}) == {}  # already sure otherwise
