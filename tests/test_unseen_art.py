@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+from typing import Any
 
 import cv2
 import numpy as np
@@ -533,10 +534,14 @@ def test_a_six_and_a_nine_are_told_apart_by_the_frames_other_cards() -> None:
     assert scanner._six_or_nine(frame, detections, predictions, set()) == {}
 
 
-def test_a_dark_decks_six_read_as_a_back_nine_is_reported_as_the_face(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A table of the dark family (tuning) zero-shot: its orange 6 was read as the back 9 (the
-    glyph turned); now it is the orange 6, and no card read right before is read otherwise."""
-    rendered = render_table(40_800_014, style=deck("dark", 1))
+def _read_now_and_without(
+    style: Any, seed: int, monkeypatch: pytest.MonkeyPatch, **settings: Any
+) -> tuple[list[dict], dict[int, str], dict[int, str]]:
+    """The cards of table ``seed`` drawn in ``style`` and the labels read zero-shot (pictures apart)
+    at each of them, as the scanner is and with ``settings`` (``ScanSettings`` fields) changed."""
+    import scanner.scan as scan_module
+
+    rendered = render_table(seed, style=style)
     required, _ = expected_cards(rendered.truth)
     scanner = load_scanner(pictures=True)
 
@@ -547,10 +552,14 @@ def test_a_dark_decks_six_read_as_a_back_nine_is_reported_as_the_face(monkeypatc
         }
 
     now = labels_read()
-    import scanner.scan as scan_module
+    monkeypatch.setattr(scan_module, "SETTINGS", dataclasses.replace(scan_module.SETTINGS, **settings))
+    return required, now, labels_read()
 
-    monkeypatch.setattr(scan_module, "SETTINGS", dataclasses.replace(scan_module.SETTINGS, six_nine_ratio=0.0))
-    before = labels_read()
+
+def test_a_dark_decks_six_read_as_a_back_nine_is_reported_as_the_face(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table of the dark family (tuning) zero-shot: its orange 6 was read as the back 9 (the
+    glyph turned); now it is the orange 6, and no card read right before is read otherwise."""
+    required, now, before = _read_now_and_without(deck("dark", 1), 40_800_014, monkeypatch, six_nine_ratio=0.0)
     six = next(k for k, c in enumerate(required) if c["label"] == "orange-6")
     assert before[six] == "back-9" and now[six] == "orange-6"
     assert all(now[k] == required[k]["label"] for k in before if before[k] == required[k]["label"])
@@ -561,21 +570,7 @@ def test_a_back_tinted_in_a_colour_read_as_its_face_is_reported_as_the_back(monk
     are tinted green and the any-deck network read back 9s as green 6s (R1.2: backs are black);
     among light green faces read surely, such a dark card is the back 9 now (``_dark_backs``), and
     no card read right before is read otherwise."""
-    rendered = render_table(40_800_005, style=deck("pips", 3))
-    required, _ = expected_cards(rendered.truth)
-    scanner = load_scanner(pictures=True)
-
-    def labels_read() -> dict[int, str]:
-        cards = scanner.scan(rendered.image).cards
-        return {
-            a: cards[b].label for a, b in match([np.array(c["corners"]) for c in required], [c.corners for c in cards])
-        }
-
-    now = labels_read()
-    import scanner.scan as scan_module
-
-    monkeypatch.setattr(scan_module, "SETTINGS", dataclasses.replace(scan_module.SETTINGS, dark_share=1.01))
-    before = labels_read()
+    required, now, before = _read_now_and_without(deck("pips", 3), 40_800_005, monkeypatch, dark_share=1.01)
     nines = [k for k, c in enumerate(required) if c["label"] == "back-9" and before.get(k) == "green-6"]
     assert nines and all(now[k] == "back-9" for k in nines)
     assert all(now[k] == required[k]["label"] for k in before if before[k] == required[k]["label"])
